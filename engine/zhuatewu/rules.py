@@ -1,0 +1,170 @@
+"""抓特务 rule variants, ranking and hand classification (RULES.md Z-2, Z-3, Z-4, G-5).
+
+:class:`ZRules` holds every variant switch of section Z as data; the classifier and the
+comparison read it, so a variant is a value, never a code path of its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields
+
+from engine.cards import (
+    BIG_JOKER,
+    CLUB,
+    HEART,
+    R2,
+    R3,
+    R4,
+    RA,
+    RBJ,
+    RK,
+    RSJ,
+    SMALL_JOKER,
+    SPADE,
+    card,
+    rank_of,
+)
+from engine.readings import Reading
+
+SPY_CARD_SETS: dict[str, tuple[int, ...]] = {
+    "双黑": (card(RA, SPADE), card(RA, CLUB)),
+    "双桃": (card(RA, SPADE), card(RA, HEART)),
+    "黑KA": (card(RA, SPADE), card(RK, SPADE)),
+}
+"""Z-2: the 4-player spy-card settings (the 3-player game always uses ♠A alone)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ZRules:
+    """The 抓特务 variant switches (RULES.md Z). Defaults are the spec's defaults.
+
+    * ``spy_cards`` — Z-2, 4 players: ``"双黑"`` / ``"双桃"`` / ``"黑KA"``.
+    * ``three_high`` — Z-3 带3: 3 ranks above 2 (and ♥4 leads, Z-5).
+    * ``joker_pair`` — Z-3 大小王成对: 小王+大王 is the highest pair.
+    * ``chain_ends`` — Z-4 连牌规则 ``"a"`` / ``"b"`` / ``"c"``.
+    * ``min_pair_chain`` — Z-4 连对最少 2 or 3 pairs.
+    * ``first_lead`` — Z-5 first game: ``"红桃3"`` (♥3, or ♥4 under 带3) or ``"庄家"`` (dealer).
+    * ``report_at`` — Z-6 报牌张数 N (0 = off).
+    * ``show_counts`` — Z-6 显示张数.
+    * ``lone_spy`` — Z-7 独头规则 ``"a"`` / ``"b"``.
+    * ``allow_declare`` / ``allow_open_hand`` — Z-9 明特务 / 明牌 allowed.
+    """
+
+    spy_cards: str = "双黑"
+    three_high: bool = False
+    joker_pair: bool = False
+    chain_ends: str = "a"
+    min_pair_chain: int = 2
+    first_lead: str = "红桃3"
+    report_at: int = 1
+    show_counts: bool = False
+    lone_spy: str = "a"
+    allow_declare: bool = True
+    allow_open_hand: bool = True
+
+    def to_json(self) -> dict:
+        """Plain dict of every switch."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> ZRules:
+        """Inverse of :meth:`to_json`; unknown keys are ignored, missing ones default."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    # ---- Z-2 -------------------------------------------------------------------------
+    def spy_cards_for(self, players: int) -> tuple[int, ...]:
+        """Spy cards (特务牌) for a table of ``players`` (3 → ♠A; 4 → the setting), Z-2."""
+        return (card(RA, SPADE),) if players == 3 else SPY_CARD_SETS[self.spy_cards]
+
+    # ---- Z-3 -------------------------------------------------------------------------
+    def rank_order(self) -> tuple[int, ...]:
+        """Sort weight of each natural rank 0..14 under Z-3 (higher beats lower)."""
+        if self.three_high:
+            # 4 … A, 2, 3, 小王, 大王
+            return (13,) + tuple(range(1, 13)) + (14, 15)
+        return tuple(range(15))
+
+    def first_lead_card(self) -> int:
+        """Z-5: ♥3, or ♥4 under 带3."""
+        return card(R4 if self.three_high else R3, HEART)
+
+
+def _chain_positions(ranks: list[int], allow_low: bool) -> list[int] | None:
+    """Chain-order positions of the distinct natural ``ranks`` if they are consecutive,
+    as the top position; ``None`` otherwise. High order 3 … K A = 0 … 11; with
+    ``allow_low`` also the low order A 2 3 … K = -2 … 10. Returns the tops of each order
+    in which the ranks are consecutive (Z-4 连牌规则)."""
+    tops: list[int] = []
+    if any(r >= RSJ for r in ranks):
+        return tops
+    if R2 not in ranks:
+        hi = sorted(ranks)
+        if hi[-1] - hi[0] == len(hi) - 1:
+            tops.append(hi[-1])
+    if allow_low:
+        low = sorted(-2 if r == RA else (-1 if r == R2 else r) for r in ranks)
+        if low[0] < 0 and low[-1] - low[0] == len(low) - 1:
+            tops.append(low[-1])
+    return tops
+
+
+def classify(cards: Iterable[int], rules: ZRules) -> list[Reading]:
+    """Every legal 抓特务 reading of ``cards`` (Z-4; G-5), order of cards ignored.
+
+    Keys: sets (single … four, 三带一, 四带二) use the Z-3 rank weight of the main rank;
+    chains use the top card's position in chain order (an A played low counts below 3).
+    Returns ``[]`` when the cards are no legal hand.
+    """
+    cs = list(cards)
+    n = len(cs)
+    if n == 0:
+        return []
+    weight = rules.rank_order()
+    counts = Counter(rank_of(c) for c in cs)
+    by_size: dict[int, list[int]] = {}
+    for r, k in counts.items():
+        by_size.setdefault(k, []).append(r)
+    out: list[Reading] = []
+    distinct = len(counts)
+
+    # Z-4.1 sets; Z-3 joker pair.
+    if distinct == 1:
+        (r,) = counts
+        out.append(Reading(("single", "pair", "triple", "four")[n - 1], n, weight[r]))
+    elif n == 2 and rules.joker_pair and set(cs) == {SMALL_JOKER, BIG_JOKER}:
+        out.append(Reading("pair", 2, weight[RBJ] + 1))
+
+    # Z-4.5 三带一: a triple and exactly one other card.
+    if n == 4 and sorted(counts.values()) == [1, 3]:
+        out.append(Reading("triple_one", 4, weight[by_size[3][0]]))
+
+    # Z-4.6 四带二: a four plus two singles or one pair (never two pairs).
+    if n == 6 and 4 in by_size and distinct in (2, 3):
+        out.append(Reading("four_two", 6, weight[by_size[4][0]]))
+
+    # Z-4.2-4 chains: every rank the same count, consecutive in chain order.
+    if len(by_size) == 1:
+        (width,) = by_size
+        ranks = by_size[width]
+        kind, minimum = {1: ("straight", 5), 2: ("pair_chain", rules.min_pair_chain),
+                         3: ("triple_chain", 3)}.get(width, ("", 0))
+        if kind and len(ranks) >= minimum:
+            ends = rules.chain_ends
+            if ends == "a" or (ends == "c" and width > 1):
+                if R2 in ranks or (ends == "c" and RA in ranks):
+                    tops = []
+                else:
+                    tops = _chain_positions(ranks, allow_low=False)
+            else:
+                tops = _chain_positions(ranks, allow_low=True)
+            for top in tops:
+                out.append(Reading(kind, n, top))
+    return out
+
+
+def beats(new: Reading, old: Reading) -> bool:
+    """Z-4: same type and same number of cards, strictly higher key (no bombs in 抓特务)."""
+    return new.kind == old.kind and new.size == old.size and new.key > old.key
