@@ -1,0 +1,14 @@
+"""Persistence layer of the 牌桌 bot (SQLAlchemy 2 async + alembic; no NoneBot here).
+
+Typical use::
+
+    store = Store("sqlite+aiosqlite:///data/paizhuo.db")
+    await store.migrate()
+    ...
+    await store.close()
+"""
+
+from db.records import FinishedGame, FinishedPlayer, GameStats
+from db.store import Store, alembic_config
+
+__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "Store", "alembic_config"]

@@ -1,5 +1,43 @@
-"""牌桌 plugin (placeholder while the chat layer is built)."""
+"""牌桌: 抓特务 (and, to come, 挖坑 and 手把一) for QQ groups over OneBot v11.
 
+On start-up the database is migrated to the latest schema and every saved table is
+restored, so games in progress continue after a restart.
+"""
+
+from __future__ import annotations
+
+from nonebot import get_driver, get_plugin_config, logger
 from nonebot.plugin import PluginMetadata
 
-__plugin_meta__ = PluginMetadata(name="牌桌", description="抓特务 / 挖坑 / 手把一", usage="/帮助")
+from db.store import Store
+from plugins.paizhuo.config import Config
+from plugins.paizhuo.tables import REGISTRY
+
+__plugin_meta__ = PluginMetadata(
+    name="牌桌",
+    description="在群里玩抓特务等爬坡类扑克牌游戏",
+    usage="/帮助",
+    type="application",
+    config=Config,
+)
+
+from plugins.paizhuo import matchers  # noqa: E402,F401  (registers the matchers)
+
+driver = get_driver()
+
+
+@driver.on_startup
+async def _start_store() -> None:
+    config = get_plugin_config(Config)
+    store = Store(config.database_url)
+    await store.migrate()
+    REGISTRY.store = store
+    resumed = await REGISTRY.restore()
+    logger.info(f"牌桌: database ready, {resumed} table(s) resumed")
+
+
+@driver.on_shutdown
+async def _stop_store() -> None:
+    if REGISTRY.store is not None:
+        await REGISTRY.store.close()
+        REGISTRY.store = None

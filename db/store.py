@@ -1,0 +1,266 @@
+"""Async persistence API of the 牌桌 bot (live tables, finished games, stats)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, case, delete, func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from db.engine import make_engine
+from db.models import GameRecord, LiveTable, PlayerRecord, utcnow
+from db.records import RESULTS, FinishedGame, GameStats
+
+MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
+"""Absolute path of the alembic script directory."""
+
+_SAVE_ATTEMPTS = 3
+
+
+def alembic_config(url: str) -> Config:
+    """Build an alembic :class:`Config` (no ``alembic.ini``) for the database at ``url``.
+
+    ``script_location`` is :data:`MIGRATIONS_DIR`. Usable directly with
+    :mod:`alembic.command` from a thread without a running event loop, e.g.
+    ``command.upgrade(alembic_config(url), "head")``.
+    """
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    # ConfigParser interpolation: a literal "%" (e.g. in a password) must be doubled.
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def _check_json(value: Any, what: str) -> None:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what} is not JSON-serialisable: {exc}") from exc
+
+
+def _validate_finished(record: FinishedGame) -> None:
+    for name in ("started_at", "ended_at"):
+        value = getattr(record, name)
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"FinishedGame.{name} must be timezone-aware, got {value!r}")
+    for player in record.players:
+        if player.result not in RESULTS:
+            raise ValueError(
+                f"player {player.user_id!r}: result must be one of {sorted(RESULTS)}, "
+                f"got {player.result!r}"
+            )
+    _check_json(record.settings, "FinishedGame.settings")
+    _check_json(record.summary, "FinishedGame.summary")
+
+
+async def _uid_exists(session: AsyncSession, uid: str) -> bool:
+    found = await session.scalar(select(GameRecord.id).where(GameRecord.uid == uid))
+    return found is not None
+
+
+async def _delete_live(session: AsyncSession, group_id: str) -> None:
+    await session.execute(delete(LiveTable).where(LiveTable.group_id == group_id))
+
+
+def _game_row(record: FinishedGame) -> GameRecord:
+    return GameRecord(
+        uid=record.uid,
+        game=record.game,
+        group_id=record.group_id,
+        started_at=record.started_at,
+        ended_at=record.ended_at,
+        settings=record.settings,
+        summary=record.summary,
+        players=[
+            PlayerRecord(
+                group_id=record.group_id,
+                game=record.game,
+                user_id=p.user_id,
+                seat=p.seat,
+                role=p.role,
+                place=p.place,
+                result=p.result,
+                points=p.points,
+            )
+            for p in record.players
+        ],
+    )
+
+
+class Store:
+    """Database access for the bot; one instance per process.
+
+    ``url`` is any SQLAlchemy *async* URL, e.g. ``"sqlite+aiosqlite:///data/paizhuo.db"``
+    or ``"postgresql+asyncpg://user:pw@host/db"``. Call :meth:`migrate` once before use
+    and :meth:`close` on shutdown. All methods are coroutines safe to call concurrently
+    from one event loop; each runs in its own transaction.
+
+    Raises (constructor): :class:`sqlalchemy.exc.ArgumentError` for an unparsable URL,
+    :class:`ModuleNotFoundError` when the URL's driver is not installed.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engine = make_engine(url)
+        self._sessions = async_sessionmaker(self._engine, expire_on_commit=False)
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The underlying :class:`AsyncEngine` (for tests and ad-hoc queries)."""
+        return self._engine
+
+    async def migrate(self) -> None:
+        """Upgrade the schema to the newest alembic revision (idempotent).
+
+        For a SQLite file the parent directory is created first. Runs on this store's
+        own engine via ``run_sync``, so it is safe inside a running event loop.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError / alembic.util.CommandError on failure.
+        """
+        url = make_url(self.url)
+        database = url.database
+        if (
+            url.get_backend_name() == "sqlite"
+            and database
+            and database != ":memory:"
+            and not database.startswith("file:")
+        ):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+        config = alembic_config(self.url)
+
+        def upgrade(connection: Connection) -> None:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+        async with self._engine.begin() as connection:
+            await connection.run_sync(upgrade)
+
+    async def close(self) -> None:
+        """Dispose of the connection pool. The store must not be used afterwards."""
+        await self._engine.dispose()
+
+    async def save_live(self, group_id: str, game: str, state: dict[str, Any]) -> None:
+        """Insert or replace the live state of ``group_id``'s current game.
+
+        ``state`` must be JSON-serialisable; it round-trips as JSON (tuples come back as
+        lists, non-string keys as strings).
+
+        Raises:
+            TypeError: ``state`` is not JSON-serialisable (nothing is written).
+        """
+        _check_json(state, "live state")
+        for attempt in range(_SAVE_ATTEMPTS):
+            try:
+                async with self._sessions.begin() as session:
+                    row = await session.get(LiveTable, group_id)
+                    if row is None:
+                        session.add(
+                            LiveTable(
+                                group_id=group_id, game=game, state=state, updated_at=utcnow()
+                            )
+                        )
+                    else:
+                        row.game = game
+                        row.state = state
+                        row.updated_at = utcnow()
+                return
+            except IntegrityError:
+                # A concurrent save inserted the same group first; retry as an update.
+                if attempt == _SAVE_ATTEMPTS - 1:
+                    raise
+
+    async def delete_live(self, group_id: str) -> None:
+        """Delete the live state of ``group_id``; no error when there is none."""
+        async with self._sessions.begin() as session:
+            await _delete_live(session, group_id)
+
+    async def load_live(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Return every live table as ``{group_id: (game, state)}``."""
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(LiveTable.group_id, LiveTable.game, LiveTable.state)
+            )
+            return {group_id: (game, state) for group_id, game, state in rows}
+
+    async def finish_game(self, record: FinishedGame) -> bool:
+        """Archive a finished game and drop its group's live table, atomically.
+
+        In one transaction: insert the game and player rows, and delete the
+        ``live_tables`` row of ``record.group_id``. If a game with ``record.uid`` is
+        already archived nothing new is written, the live row is still deleted, and
+        False is returned.
+
+        Returns:
+            True when the game was written, False when ``record.uid`` already existed.
+
+        Raises:
+            ValueError: naive ``started_at``/``ended_at`` or a player result outside
+                ``"win"/"draw"/"loss"`` (nothing is written or deleted).
+            TypeError: ``settings``/``summary`` not JSON-serialisable (same).
+            sqlalchemy.exc.IntegrityError: another constraint failed (transaction
+                rolled back, live row kept).
+        """
+        _validate_finished(record)
+        try:
+            async with self._sessions.begin() as session:
+                if await _uid_exists(session, record.uid):
+                    await _delete_live(session, record.group_id)
+                    return False
+                session.add(_game_row(record))
+                await session.flush()
+                await _delete_live(session, record.group_id)
+            return True
+        except IntegrityError:
+            # Lost a race against a concurrent finish_game of the same uid?
+            async with self._sessions.begin() as session:
+                if not await _uid_exists(session, record.uid):
+                    raise
+                await _delete_live(session, record.group_id)
+            return False
+
+    async def player_stats(self, group_id: str, user_id: str) -> list[GameStats]:
+        """Per game type, the results of ``user_id`` in ``group_id``.
+
+        Returns:
+            One :class:`GameStats` per game type the user finished in this group,
+            sorted by game name (Unicode code point order); empty if none.
+        """
+
+        def count(result: str) -> Any:
+            return func.coalesce(func.sum(case((PlayerRecord.result == result, 1), else_=0)), 0)
+
+        query = (
+            select(
+                PlayerRecord.game,
+                func.count(),
+                count("win"),
+                count("draw"),
+                count("loss"),
+                func.coalesce(func.sum(PlayerRecord.points), 0),
+            )
+            .where(PlayerRecord.group_id == group_id, PlayerRecord.user_id == user_id)
+            .group_by(PlayerRecord.game)
+        )
+        async with self._sessions() as session:
+            rows = (await session.execute(query)).all()
+        stats = [
+            GameStats(
+                game=game,
+                games=int(games),
+                wins=int(wins),
+                draws=int(draws),
+                losses=int(losses),
+                points=int(points),
+            )
+            for game, games, wins, draws, losses, points in rows
+        ]
+        stats.sort(key=lambda s: s.game)
+        return stats

@@ -1,0 +1,25 @@
+"""The games the bot offers, by Chinese name."""
+
+from __future__ import annotations
+
+from plugins.paizhuo.games.base import GameAdapter, UsageError
+from plugins.paizhuo.games.zhuatewu import ZhuatewuAdapter
+
+GAMES: dict[str, GameAdapter] = {"抓特务": ZhuatewuAdapter()}
+"""Playable games by name."""
+
+PLANNED = ("挖坑", "手把一")
+"""Games announced but not playable yet."""
+
+
+def find_game(name: str) -> GameAdapter:
+    """The adapter for ``name``. Raises :class:`UsageError` with the choices."""
+    adapter = GAMES.get(name.strip())
+    if adapter is not None:
+        return adapter
+    if name.strip() in PLANNED:
+        raise UsageError(f"{name.strip()} 还在开发中，目前可以玩：" + "、".join(GAMES))
+    raise UsageError("请写明游戏，例如：/开局 抓特务 四人。可选游戏：" + "、".join(GAMES))
+
+
+__all__ = ["GAMES", "GameAdapter", "UsageError", "find_game"]

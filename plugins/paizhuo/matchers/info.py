@@ -1,0 +1,54 @@
+"""``/手牌``, ``/帮助``, ``/战绩``: information for players."""
+
+from __future__ import annotations
+
+from nonebot import on_command
+from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
+from nonebot.params import CommandArg
+
+from plugins.paizhuo import actions
+from plugins.paizhuo.stats import render_stats
+
+HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）
+开桌：/开局 抓特务 三人 | 四人
+入座：/加入　离开：/退出（开始前）
+出牌：出 778899　不要：过 或 不要（可不带 /）
+查看：/手牌（私聊重发手牌）/牌桌（重发桌面）/战绩 [@某人]
+结束：/结束（开局人、群主、管理员，不计分）
+记牌：3 4 5 6 7 8 9 10 J Q K A 2，10 也可写 T 或 0，小王=小，大王=大；
+花色可写 ♠♥♣♦、黑桃/红桃/梅花/方块 或 s h c d，例如 出 ♥3 或 出 h3；
+空格随意：778899 = 7 7 8 8 9 9 = ７７８８９９；同牌有多种牌型时在牌后写牌型，如 出 333444 三连。
+机器人要私聊发牌，请先加它为好友。"""
+
+hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
+help_cmd = on_command("帮助", aliases={"help", "牌桌帮助"}, priority=10, block=True)
+stats_cmd = on_command("战绩", priority=10, block=True)
+
+
+@hand_cmd.handle()
+async def _(bot: Bot, event: MessageEvent) -> None:
+    group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
+    await actions.resend_hand(bot, str(event.user_id), group_id)
+
+
+@help_cmd.handle()
+async def _(bot: Bot, event: MessageEvent) -> None:
+    await help_cmd.finish(HELP)
+
+
+@stats_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
+    if target is None or target == "all":
+        target, name = str(event.user_id), None
+    else:
+        name = None
+        try:
+            info = await bot.get_group_member_info(group_id=event.group_id, user_id=int(target))
+            name = info.get("card") or info.get("nickname")
+        except Exception:  # noqa: BLE001 - fall back to the QQ number
+            name = None
+    if name is None:
+        name = (event.sender.card or event.sender.nickname) if target == str(event.user_id) else target
+    text = await render_stats(str(event.group_id), target, name or target)
+    await stats_cmd.finish(text)

@@ -1,0 +1,42 @@
+"""``/开局``, ``/加入``, ``/退出``, ``/结束``, ``/牌桌``: opening and managing a group's table."""
+
+from __future__ import annotations
+
+from nonebot import on_command
+from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
+from nonebot.params import CommandArg
+
+from plugins.paizhuo import actions
+from plugins.paizhuo.matchers.depends import display_name, is_manager
+
+open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
+join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)
+leave_cmd = on_command("退出", aliases={"下桌"}, priority=10, block=True)
+end_cmd = on_command("结束", aliases={"结束牌局"}, priority=10, block=True)
+table_cmd = on_command("牌桌", priority=10, block=True)
+
+
+@open_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    await actions.open_table(bot, str(event.group_id), str(event.user_id),
+                             display_name(event), args.extract_plain_text())
+
+
+@join_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
+
+
+@leave_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.leave_table(bot, str(event.group_id), str(event.user_id))
+
+
+@end_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.end_table(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
+
+
+@table_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.show_table(bot, str(event.group_id), str(event.user_id))

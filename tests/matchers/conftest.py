@@ -1,0 +1,49 @@
+"""nonebug set-up: the real plugin, a real SQLite file per test session, a clean table
+registry and database before every test."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from nonebug import NONEBOT_INIT_KWARGS
+
+DB_DIR = Path(tempfile.mkdtemp(prefix="paizhuo-nonebug-"))
+
+
+INIT = {
+    "database_url": f"sqlite+aiosqlite:///{DB_DIR / 'test.db'}",
+    "superusers": {"9999"},
+    "command_start": {"/"},
+    "driver": "~fastapi",
+    "log_level": "WARNING",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # NoneBot is initialised here, before the test modules (which import the plugin) are
+    # collected; nonebug's own init then finds it done and installs its provider.
+    import nonebot
+    from nonebot.adapters.onebot.v11 import Adapter
+
+    config.stash[NONEBOT_INIT_KWARGS] = INIT
+    nonebot.init(**INIT)
+    nonebot.get_driver().register_adapter(Adapter)
+    nonebot.load_plugin("plugins.paizhuo")
+
+
+@pytest.fixture(autouse=True)
+async def clean_state(nonebug_init: None):
+    from sqlalchemy import text
+
+    from plugins.paizhuo.tables import REGISTRY
+
+    REGISTRY.reset()
+    store = REGISTRY.store
+    assert store is not None, "the plugin's startup hook should have opened the store"
+    async with store.engine.begin() as conn:
+        for table in ("player_records", "game_records", "live_tables"):
+            await conn.execute(text(f"DELETE FROM {table}"))
+    yield
+    REGISTRY.reset()

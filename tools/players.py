@@ -1,0 +1,134 @@
+"""Simulated players for a table, driven only by what the bot says over OneBot v11.
+
+Each :class:`SimPlayer` learns its hand from the bot's private messages and acts when a
+group message @-mentions it with ``轮到``. The strategy is simple and needs no project
+code: lead the whole lowest rank group (a single, pair, triple or four); follow a set of
+the same size with the lowest rank that beats it; otherwise pass. Like the simulator, this
+module imports nothing from the project.
+
+:func:`play_table` seats a group of players, opens a table and plays it to the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+
+from tools.onebot_sim import OneBotSim, Sent
+
+RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "小王", "大王"]
+CARD_RE = re.compile(r"(?:[♠♥♣♦](10|[3-9JQKA2]))|(小王|大王)")
+SET_SIZES = {"单张": 1, "对子": 2, "三张": 3, "四张": 4}
+FOLLOW_RE = re.compile(r"要大过 .+? 的 (.+?)（(.+?)）")
+
+
+def ranks_of(text: str) -> list[int]:
+    """Rank indices (0 = 3 … 14 = 大王) of every card written in ``text``."""
+    return [RANKS.index(m.group(1) or m.group(2)) for m in CARD_RE.finditer(text)]
+
+
+@dataclass
+class SimPlayer:
+    """One simulated QQ user at a table."""
+
+    user_id: int
+    name: str
+    hand: list[int] = field(default_factory=list)
+    role_text: str = ""
+    moves: int = 0
+
+    def learn(self, sent: Sent) -> None:
+        """Read a private message from the bot: role line and hand line."""
+        lines = sent.text.splitlines()
+        if lines and lines[0].startswith("【"):
+            self.role_text = lines[0]
+        for i, line in enumerate(lines):
+            if line.startswith("你的手牌"):
+                self.hand = sorted(ranks_of(lines[i + 1])) if i + 1 < len(lines) else []
+            if "你的牌已出完" in line:
+                self.hand = []
+
+    def decide(self, prompt: str) -> str:
+        """The command to send for a ``轮到`` prompt."""
+        counts: dict[int, int] = {}
+        for r in self.hand:
+            counts[r] = counts.get(r, 0) + 1
+        follow = FOLLOW_RE.search(prompt)
+        if follow is None:
+            low = min(counts)
+            return "出 " + RANKS[low] * counts[low]
+        kind = follow.group(2)
+        size = SET_SIZES.get(kind)
+        table_ranks = ranks_of(follow.group(1))
+        if size is None or not table_ranks:
+            return "过"
+        top = table_ranks[0]
+        for r in sorted(counts):
+            if r > top and counts[r] >= size:
+                return "出 " + RANKS[r] * size
+        return "过"
+
+
+async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
+                     game_args: str = "抓特务 三人", *, timeout: float = 120.0,
+                     max_moves: int = 2000, stop_after: int | None = None) -> Sent | None:
+    """Open a table with ``players[0]``, seat the rest and play until the bot posts the end
+    (returned). With ``stop_after`` moves, returns ``None`` after that many moves instead.
+
+    Raises ``TimeoutError`` if the bot stops answering.
+    """
+    by_id = {p.user_id: p for p in players}
+
+    def on_sent(sent: Sent) -> None:
+        if sent.kind == "private" and sent.target in by_id and sent.ok:
+            by_id[sent.target].learn(sent)
+
+    sim.listeners.append(on_sent)
+    try:
+        since = sim.mark()
+        await sim.group_message(group_id, players[0].user_id, f"/开局 {game_args}")
+        await sim.wait_for_text("开了一桌", kind="group", target=group_id, since=since, timeout=timeout)
+        for p in players[1:]:
+            since = sim.mark()
+            await sim.group_message(group_id, p.user_id, "/加入")
+            await sim.wait_for_text("入座", kind="group", target=group_id, since=since, timeout=timeout)
+        return await continue_table(sim, group_id, players, since=since, timeout=timeout,
+                                    max_moves=max_moves, stop_after=stop_after)
+    finally:
+        sim.listeners.remove(on_sent)
+
+
+async def continue_table(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
+                         since: int = 0, timeout: float = 120.0, max_moves: int = 2000,
+                         stop_after: int | None = None) -> Sent | None:
+    """Play on from the latest ``轮到`` prompt at or after ``since`` until the end message."""
+    by_id = {p.user_id: p for p in players}
+    moves = 0
+
+    def is_prompt_or_end(s: Sent) -> bool:
+        return s.kind == "group" and s.target == group_id and (
+            "本局结束" in s.text or ("轮到" in s.text and any(u in by_id for u in s.at)))
+
+    cursor = since
+    while moves < max_moves:
+        sent = await sim.wait_for(is_prompt_or_end, timeout=timeout, since=cursor)
+        cursor = sim.sent.index(sent) + 1
+        if "本局结束" in sent.text:
+            return sent
+        if stop_after is not None and moves >= stop_after:
+            return None
+        player = by_id[next(u for u in sent.at if u in by_id)]
+        await asyncio.sleep(0)  # let the private hand message land first
+        await sim.wait_idle(quiet=0.05, timeout=timeout)
+        command = player.decide(sent.text)
+        mark = sim.mark()
+        await sim.group_message(group_id, player.user_id, command)
+        answer = await sim.wait_for(
+            lambda s: s.kind == "group" and s.target == group_id, since=mark, timeout=timeout)
+        if answer.at == [player.user_id] and "轮到" not in answer.text:
+            # Refused (shouldn't happen with this strategy): pass instead.
+            await sim.group_message(group_id, player.user_id, "过")
+        player.moves += 1
+        moves += 1
+    raise RuntimeError("game did not end")

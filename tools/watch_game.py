@@ -1,0 +1,70 @@
+"""Watch a whole game without QQ: ``python tools/watch_game.py [3|4]``.
+
+Starts the real bot (``bot.py``) on a free port with a throw-away database, connects the
+simulated OneBot v11 implementation (``tools/onebot_sim.py``) over a real reverse
+WebSocket, seats simulated players in a group and plays 抓特务 to the end, printing every
+message the group and each player received. Finally asks ``/战绩`` for the first player.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
+from tools.players import SimPlayer, play_table  # noqa: E402
+
+GROUP = 20001
+NAMES = ["甲", "乙", "丙", "丁"]
+
+
+def printer(sim: OneBotSim, names: dict[int, str]):
+    """A listener printing each message as the group or a player saw it."""
+
+    def show(sent: Sent) -> None:
+        who = f"群 {sent.target}" if sent.kind == "group" else f"私聊 → {names.get(sent.target, sent.target)}"
+        status = "" if sent.ok else "（发送失败）"
+        print(f"--- {who}{status}\n{sent.text}\n", flush=True)
+
+    return show
+
+
+async def main(size: int, seed_note: str) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = BotProcess(Path(tmp) / "bot.log", access_token="watch",
+                         database_url=f"sqlite+aiosqlite:///{tmp}/watch.db", log_level="WARNING")
+        await bot.start()
+        sim = OneBotSim(self_id=10001)
+        players = [SimPlayer(1001 + i, NAMES[i]) for i in range(size)]
+        for p in players:
+            sim.add_member(GROUP, p.user_id, p.name)
+            sim.add_friend(p.user_id, p.name)
+        sim.listeners.append(printer(sim, {p.user_id: p.name for p in players}))
+        try:
+            await sim.connect(bot.url, "watch")
+            print(f"=== 抓特务 {size} 人局（{seed_note}）===\n")
+            end = await play_table(sim, GROUP, players, f"抓特务 {size}")
+            await sim.wait_idle(quiet=0.3)
+            since = sim.mark()
+            await sim.group_message(GROUP, players[0].user_id, "/战绩")
+            await sim.wait_for_text("战绩", kind="group", since=since)
+            group_msgs = sum(1 for s in sim.sent if s.kind == "group")
+            private_msgs = sum(1 for s in sim.sent if s.kind == "private")
+            print(f"=== 完。群消息 {group_msgs} 条，私聊 {private_msgs} 条；"
+                  f"共 {sum(p.moves for p in players)} 步。===")
+            return 0 if end is not None else 1
+        finally:
+            await sim.close()
+            await bot.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("size", nargs="?", type=int, default=4, choices=[3, 4])
+    ns = parser.parse_args()
+    sys.exit(asyncio.run(main(ns.size, "模拟玩家")))
