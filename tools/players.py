@@ -78,13 +78,8 @@ async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
 
     Raises ``TimeoutError`` if the bot stops answering.
     """
-    by_id = {p.user_id: p for p in players}
-
-    def on_sent(sent: Sent) -> None:
-        if sent.kind == "private" and sent.target in by_id and sent.ok:
-            by_id[sent.target].learn(sent)
-
-    sim.listeners.append(on_sent)
+    listener = hand_listener(players)
+    sim.listeners.append(listener)
     try:
         since = sim.mark()
         await sim.group_message(group_id, players[0].user_id, f"/开局 {game_args}")
@@ -96,13 +91,34 @@ async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
         return await continue_table(sim, group_id, players, since=since, timeout=timeout,
                                     max_moves=max_moves, stop_after=stop_after)
     finally:
-        sim.listeners.remove(on_sent)
+        sim.listeners.remove(listener)
+
+
+def hand_listener(players: list[SimPlayer]):
+    """A simulator listener that feeds each player the private messages sent to them."""
+    by_id = {p.user_id: p for p in players}
+
+    def on_sent(sent: Sent) -> None:
+        if sent.kind == "private" and sent.target in by_id and sent.ok:
+            by_id[sent.target].learn(sent)
+
+    return on_sent
 
 
 async def continue_table(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
                          since: int = 0, timeout: float = 120.0, max_moves: int = 2000,
                          stop_after: int | None = None) -> Sent | None:
-    """Play on from the latest ``轮到`` prompt at or after ``since`` until the end message."""
+    """Play on from the first ``轮到`` prompt at or after ``since`` until the end message."""
+    listener = hand_listener(players)
+    sim.listeners.append(listener)
+    try:
+        return await _play_on(sim, group_id, players, since, timeout, max_moves, stop_after)
+    finally:
+        sim.listeners.remove(listener)
+
+
+async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], since: int,
+                   timeout: float, max_moves: int, stop_after: int | None) -> Sent | None:
     by_id = {p.user_id: p for p in players}
     moves = 0
 

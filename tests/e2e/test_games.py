@@ -1,0 +1,134 @@
+"""End to end: the real bot (``bot.py``) over a real OneBot v11 reverse WebSocket, with
+simulated players who read their hands from private messages and act when @-mentioned.
+Whole 3- and 4-player games of 抓特务, ``/战绩`` afterwards, and a restart mid-game."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tools.onebot_sim import BotProcess, OneBotSim
+from tools.players import RANKS, SimPlayer, continue_table, play_table, ranks_of
+
+GROUP = 30001
+TOKEN = "e2e-token"
+NAMES = ["甲", "乙", "丙", "丁"]
+
+
+def world(size: int) -> tuple[OneBotSim, list[SimPlayer]]:
+    sim = OneBotSim(self_id=10001)
+    players = [SimPlayer(2001 + i, NAMES[i]) for i in range(size)]
+    for p in players:
+        sim.add_member(GROUP, p.user_id, p.name)
+        sim.add_friend(p.user_id, p.name)
+    return sim, players
+
+
+def check_no_spy_leak(sim: OneBotSim) -> None:
+    """Nothing the group saw before the end names a role (the spy stays hidden, Z-9)."""
+    for sent in sim.sent:
+        if sent.kind != "group":
+            continue
+        if "本局结束" in sent.text:
+            break
+        assert "是特务" not in sent.text and "特务：" not in sent.text, sent.text
+        assert "平民" not in sent.text, sent.text
+
+
+def check_cards_accounted(sim: OneBotSim, size: int, end_text: str) -> None:
+    """Every card played in the group plus the hands left shown at the end is one deck."""
+    played: list[int] = []
+    for sent in sim.sent:
+        if sent.kind == "group" and sent.target == GROUP:
+            for line in sent.text.splitlines():
+                m = re.match(r"^\S+ 出 (.+)（.+）$", line)
+                if m:
+                    played += ranks_of(m.group(1))
+    left: list[int] = []
+    for line in end_text.splitlines():
+        if " 剩牌：" in line:
+            left += ranks_of(line.split("剩牌：", 1)[1])
+    counts = {r: 0 for r in range(len(RANKS))}
+    for r in played + left:
+        counts[r] += 1
+    assert counts == {**{r: 4 for r in range(13)}, 13: 1, 14: 1}
+
+
+@pytest.mark.parametrize("size", [3, 4])
+async def test_whole_game_over_real_websocket(tmp_path: Path, size: int) -> None:
+    db = tmp_path / "bot.db"
+    async with BotProcess(tmp_path / "bot.log", access_token=TOKEN,
+                          database_url=f"sqlite+aiosqlite:///{db}") as bot:
+        sim, players = world(size)
+        await sim.connect(bot.url, TOKEN)
+        try:
+            end = await play_table(sim, GROUP, players, f"抓特务 {size}人", timeout=30)
+            assert end is not None and "本局结束" in end.text
+            assert re.search(r"特务：\S+；平民：\S+", end.text)
+            # Every player got a hand with the right count and a role at the deal.
+            first_hands = {}
+            for s in sim.sent:
+                if s.kind == "private" and s.target not in first_hands and "你的手牌" in s.text:
+                    first_hands[s.target] = s
+            sizes = sorted(len(ranks_of(s.text.splitlines()[2])) for s in first_hands.values())
+            assert sizes == ([18, 18, 18] if size == 3 else [13, 13, 14, 14])
+            spies = [u for u, s in first_hands.items() if "你是特务" in s.text]
+            assert 1 <= len(spies) <= (1 if size == 3 else 2)
+            check_no_spy_leak(sim)
+            check_cards_accounted(sim, size, end.text)
+            points = [int(x) for x in re.findall(r" [胜平负] ([+-]?\d+)", end.text)]
+            assert len(points) == size and sum(points) == 0
+
+            await sim.wait_idle(quiet=0.2)
+            since = sim.mark()
+            await sim.group_message(GROUP, players[0].user_id, "/战绩")
+            stats = await sim.wait_for_text("战绩", kind="group", since=since)
+            assert "抓特务：1 局" in stats.text
+        finally:
+            await sim.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from game_records").fetchone()[0] == 1
+        assert conn.execute("select count(*) from player_records").fetchone()[0] == size
+        assert conn.execute("select count(*) from live_tables").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "sigkill"])
+async def test_restart_mid_game_continues_and_records_once(tmp_path: Path, hard: bool) -> None:
+    db = tmp_path / "bot.db"
+    bot = BotProcess(tmp_path / "bot.log", access_token=TOKEN, database_url=f"sqlite+aiosqlite:///{db}")
+    await bot.start()
+    sim, players = world(4)
+    try:
+        await sim.connect(bot.url, TOKEN)
+        assert await play_table(sim, GROUP, players, "抓特务 四人", timeout=30, stop_after=12) is None
+        await sim.wait_idle(quiet=0.2)
+        since = sim.mark()
+        await sim.group_message(GROUP, players[0].user_id, "/牌桌")
+        before = (await sim.wait_for_text("轮到", kind="group", since=since)).text
+
+        if hard:
+            bot.kill()
+        else:
+            await bot.stop()
+        await sim.wait_closed()
+        await bot.start()
+        await sim.connect(bot.url, TOKEN)
+
+        since = sim.mark()
+        await sim.group_message(GROUP, players[0].user_id, "/牌桌")
+        after = await sim.wait_for_text("轮到", kind="group", since=since)
+        assert after.text == before  # same position, same player to act
+        end = await continue_table(sim, GROUP, players, since=since, timeout=30)
+        assert end is not None and "本局结束" in end.text
+        await sim.wait_idle(quiet=0.2)
+    finally:
+        await sim.close()
+        await bot.stop()
+    await bot.start()  # a further restart must not write the record again
+    await bot.stop()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from game_records").fetchone()[0] == 1
+        assert conn.execute("select count(*) from live_tables").fetchone()[0] == 0
