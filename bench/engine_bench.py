@@ -25,6 +25,7 @@ from engine.zhuatewu.rules import ZRules, classify  # noqa: E402
 def random_game(seed: int, players: int) -> tuple[ZGame, int]:
     rnd = random.Random(seed)
     g = ZGame.deal(players, ZRules(), seed)
+    g.declare_timeout()
     moves = 0
     while not g.over:
         seat = g.turn
@@ -65,6 +66,7 @@ def main() -> None:
 
     g, _ = random_game(7, 4)
     mid = ZGame.deal(4, rules, 7)
+    mid.declare_timeout()
     for _ in range(20):
         if mid.lead is None:
             mid.play(mid.turn, [mid.hands[mid.turn][0]])

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import DECK_54, CardsNotHeld, parse_cards, resolve
+from engine.cards import DECK_54, RA, CardsNotHeld, parse_cards, rank_of, resolve
 from engine.errors import MoveError
 from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
 from engine.zhuatewu.rules import ZRules, beats, classify
@@ -59,6 +59,13 @@ class ZGame:
     played a card, ``log`` every accepted move as ``[seat, cards]`` (``[]`` = pass).
     ``result`` is set when the game is over: ``{"outcome": "spy" | "civilian" | "draw",
     "results": [per seat "win" | "draw" | "loss"], "points": [per seat int]}``.
+
+    ``phase`` runs ``"tribute"`` (Z-8: returns pending) → ``"declare"`` (Z-9: spies
+    choosing 明 / 明牌 / 暗) → ``"play"``. ``exchanges`` are the tribute's
+    ``{"giver", "receiver", "count", "given": [cards], "returned": [cards] | None}``;
+    ``declared[seat]`` is ``"明"``, ``"明牌"``, ``"暗"`` or ``None`` (undecided, or not a
+    spy); ``leader`` is the seat that leads when play starts (``None``: the holder of the
+    first-lead card at that moment, Z-5).
     """
 
     players: int
@@ -76,27 +83,32 @@ class ZGame:
     played: list[bool] = field(default_factory=list)
     log: list[list] = field(default_factory=list)
     result: dict | None = None
+    phase: str = "play"
+    exchanges: list[dict] = field(default_factory=list)
+    declared: list[str | None] = field(default_factory=list)
+    leader: int | None = None
 
     # ---- creation ----------------------------------------------------------------------
     @classmethod
     def deal(cls, players: int, rules: ZRules, seed: int, dealer: int | None = None,
-             leader: int | None = None) -> ZGame:
-        """Shuffle with ``random.Random(seed)`` and deal (Z-1); fix the sides (Z-2) and
-        the first leader (Z-5).
+             leader: int | None = None, previous: dict | None = None) -> ZGame:
+        """Shuffle with ``random.Random(seed)`` and deal (Z-1); fix the sides (Z-2); give
+        the tribute of the previous game (Z-8); open declaring (Z-9) or play (Z-5).
 
-        ``dealer`` — the previous game's first player out (Z-1); ``None`` in a first game
-        draws it from the seed. ``leader`` — who leads (Z-5 later games: the previous
-        game's first player out); ``None`` applies the first-game rule (♥3 / ♥4 under
-        带3, or the dealer by setting). Raises ``ValueError`` for a player count other
-        than 3 or 4.
+        ``previous`` — :meth:`next_game_info` of the previous game at this table (same
+        seats): its first player out deals (Z-1) and, by the 后续首出 setting, leads (Z-5);
+        its result decides the tribute. ``dealer`` / ``leader`` override those choices
+        (``None``: a first game draws the dealer from the seed and applies 首出). Raises
+        ``ValueError`` for a player count other than 3 or 4.
         """
         if players not in (3, 4):
             raise ValueError("抓特务 needs 3 or 4 players")
         rng = random.Random(seed)
         deck = list(DECK_54)
         rng.shuffle(deck)
+        first_out = previous["out"][0] if previous and previous.get("out") else None
         if dealer is None:
-            dealer = rng.randrange(players)
+            dealer = first_out if first_out is not None else rng.randrange(players)
         hands: list[list[int]] = [[] for _ in range(players)]
         for i, c in enumerate(deck):
             hands[(dealer + i) % players].append(c)
@@ -104,15 +116,19 @@ class ZGame:
             h.sort()
         spy_cards = list(rules.spy_cards_for(players))
         roles = [SPY if any(c in h for c in spy_cards) else CIVILIAN for h in hands]
+        lead_rule = rules.later_lead if previous else rules.first_lead
         if leader is None:
-            if rules.first_lead == "庄家":
+            if lead_rule == "庄家":
                 leader = dealer
-            else:
-                first = rules.first_lead_card()
-                leader = next(s for s, h in enumerate(hands) if first in h)
-        return cls(players=players, rules=rules, seed=seed, dealer=dealer, hands=hands,
-                   spy_cards=spy_cards, roles=roles, turn=leader,
-                   stakes=[1] * players, played=[False] * players)
+            elif lead_rule == "上局头游" and first_out is not None:
+                leader = first_out
+        game = cls(players=players, rules=rules, seed=seed, dealer=dealer, hands=hands,
+                   spy_cards=spy_cards, roles=roles, turn=dealer, stakes=[1] * players,
+                   played=[False] * players, declared=[None] * players, leader=leader)
+        game._give_tribute(previous)
+        game.phase = "tribute"
+        game._advance()
+        return game
 
     @classmethod
     def from_hands(cls, hands: Sequence[Sequence[int]], rules: ZRules | None = None,
@@ -125,7 +141,8 @@ class ZGame:
         roles = [SPY if any(c in h for c in spy_cards) else CIVILIAN for h in hands]
         return cls(players=players, rules=rules, seed=0, dealer=dealer,
                    hands=[sorted(h) for h in hands], spy_cards=spy_cards, roles=roles,
-                   turn=leader, stakes=[1] * players, played=[False] * players)
+                   turn=leader, stakes=[1] * players, played=[False] * players,
+                   declared=[None] * players, leader=leader)
 
     # ---- queries -----------------------------------------------------------------------
     @property
@@ -180,6 +197,8 @@ class ZGame:
     def _check_turn(self, seat: int) -> None:
         if self.over:
             raise MoveError("over", "这局已经结束了")
+        if self.phase != "play":
+            raise MoveError("not_playing", "还没开始出牌，请等还贡和特务选择结束")
         if seat != self.turn:
             raise MoveError("not_turn", "还没轮到你")
 
@@ -262,6 +281,180 @@ class ZGame:
         move.next_seat = self.turn
         return move
 
+    # ---- tribute (Z-8) and declaring (Z-9) -----------------------------------------------
+    def tribute_allowed(self, seat: int) -> list[int]:
+        """Cards of ``seat`` that may be given or returned as tribute: never an A, never a
+        spy card (Z-8), highest first by Z-3 ranking."""
+        weight = self.rules.rank_order()
+        ok = [c for c in self.hands[seat] if rank_of(c) != RA and c not in self.spy_cards]
+        return sorted(ok, key=lambda c: (weight[rank_of(c)], c), reverse=True)
+
+    def _plan_tribute(self, previous: dict) -> list[tuple[int, int, int]]:
+        """Z-8: ``(giver, receiver, count)`` in giving order from the previous game's
+        roles, finishing order, outcome and stakes. Empty after a draw."""
+        roles, out, outcome = previous["roles"], list(previous["out"]), previous["outcome"]
+        stakes = previous.get("stakes") or [1] * self.players
+        if outcome not in (SPY, CIVILIAN):
+            return []
+        order = out + [s for s in range(self.players) if s not in out]  # finishing order
+        spies = [s for s in order if roles[s] == SPY]
+        civilians = [s for s in order if roles[s] == CIVILIAN]
+        if len(spies) == 1:
+            spy = spies[0]
+            k = stakes[spy]
+            if outcome == SPY:
+                return [(c, spy, k) for c in civilians]
+            takers = civilians if self.players == 4 else civilians[:2]
+            return [(spy, c, k) for c in takers]
+        winners = [s for s in order if roles[s] == outcome]
+        losers = [s for s in order if roles[s] != outcome]
+        weight = self.rules.rank_order()
+
+        def top(seat: int) -> int:
+            allowed = self.tribute_allowed(seat)
+            return weight[rank_of(allowed[0])] if allowed else -1
+
+        losers.sort(key=top, reverse=True)  # stable: ties keep finishing order
+        plan = []
+        for w, lo in zip(winners, losers, strict=True):
+            spy = w if roles[w] == SPY else lo
+            plan.append((lo, w, stakes[spy]))
+        return plan
+
+    def _give_tribute(self, previous: dict | None) -> None:
+        if not previous:
+            return
+        for giver, receiver, count in self._plan_tribute(previous):
+            given = self.tribute_allowed(giver)[:count]
+            self._move_cards(giver, receiver, given)
+            self.exchanges.append({"giver": giver, "receiver": receiver, "count": len(given),
+                                   "given": sorted(given), "returned": None})
+
+    def _move_cards(self, src: int, dst: int, cards: Sequence[int]) -> None:
+        moving = set(cards)
+        self.hands[src] = [c for c in self.hands[src] if c not in moving]
+        self.hands[dst] = sorted(self.hands[dst] + list(cards))
+
+    def pending_returns(self) -> list[dict]:
+        """Exchanges whose receiver has not returned yet, in giving order."""
+        return [e for e in self.exchanges if e["returned"] is None]
+
+    def next_return(self, seat: int) -> dict | None:
+        """The exchange ``seat`` must return cards for next (Z-8), if any."""
+        return next((e for e in self.pending_returns() if e["receiver"] == seat), None)
+
+    def return_tribute(self, seat: int, cards: Sequence[int]) -> dict:
+        """``seat`` returns ``cards`` (还贡) for their first pending exchange (Z-8).
+
+        Returns the settled exchange. Raises :class:`MoveError` — ``not_tribute`` (nothing
+        to return), ``count``, ``not_held``, ``not_allowed`` (an A or a spy card) — and
+        then nothing changes.
+        """
+        exchange = self.next_return(seat) if self.phase == "tribute" else None
+        if exchange is None:
+            raise MoveError("not_tribute", "你现在不需要还贡")
+        cards = list(cards)
+        if len(cards) != exchange["count"]:
+            raise MoveError("count", f"要还 {exchange['count']} 张牌")
+        if len(set(cards)) != len(cards) or not set(cards) <= set(self.hands[seat]):
+            raise MoveError("not_held", "你的手牌里没有这些牌")
+        allowed = set(self.tribute_allowed(seat))
+        if not set(cards) <= allowed:
+            raise MoveError("not_allowed", "不能还 A，也不能还特务牌")
+        self._settle(exchange, cards)
+        self._advance()
+        return exchange
+
+    def _settle(self, exchange: dict, cards: Sequence[int]) -> None:
+        self._move_cards(exchange["receiver"], exchange["giver"], cards)
+        exchange["returned"] = sorted(cards)
+
+    def tribute_timeout(self) -> list[dict]:
+        """The time limit ran out: every pending return gives the receiver's lowest
+        allowed cards (Z-8). Returns the exchanges settled this way."""
+        settled = []
+        if self.phase != "tribute":
+            return settled
+        for exchange in self.pending_returns():
+            lowest = self.tribute_allowed(exchange["receiver"])[::-1][: exchange["count"]]
+            self._settle(exchange, lowest)
+            settled.append(exchange)
+        self._advance()
+        return settled
+
+    def declare_choices(self) -> tuple[str, ...]:
+        """What a spy may answer under the settings (Z-9): always ``暗``."""
+        out = []
+        if self.rules.allow_declare:
+            out.append("明")
+        if self.rules.allow_open_hand:
+            out.append("明牌")
+        return (*out, "暗")
+
+    def awaiting_declare(self) -> list[int]:
+        """Spies who have not chosen yet (phase ``declare``)."""
+        if self.phase != "declare":
+            return []
+        return [s for s in self.spies() if self.declared[s] is None]
+
+    def declare(self, seat: int, choice: str) -> str:
+        """Spy ``seat`` answers ``明`` / ``明牌`` / ``暗`` (Z-9): 明 ×2, 明牌 ×4 stake.
+
+        Returns the choice. Raises :class:`MoveError` — ``not_declaring`` (not the time,
+        or not a spy, or already chosen), ``choice`` (not allowed by the settings).
+        """
+        if seat not in self.awaiting_declare():
+            raise MoveError("not_declaring", "现在不需要你选择明/暗")
+        if choice not in self.declare_choices():
+            raise MoveError("choice", "请回复：" + " / ".join(self.declare_choices()))
+        self._set_declared(seat, choice)
+        self._advance()
+        return choice
+
+    def _set_declared(self, seat: int, choice: str) -> None:
+        self.declared[seat] = choice
+        self.stakes[seat] = {"明": 2, "明牌": 4}.get(choice, 1)
+
+    def declare_timeout(self) -> list[int]:
+        """The time limit ran out: every undecided spy stays hidden (暗, Z-9). Returns
+        those seats."""
+        seats = self.awaiting_declare()
+        for s in seats:
+            self._set_declared(s, "暗")
+        self._advance()
+        return seats
+
+    def _advance(self) -> None:
+        """Move on from tribute to declaring to play when each is complete."""
+        if self.phase == "play":
+            return
+        if self.pending_returns():
+            self.phase = "tribute"
+            return
+        can_declare = self.rules.allow_declare or self.rules.allow_open_hand
+        if can_declare and any(self.declared[s] is None for s in self.spies()):
+            self.phase = "declare"
+            return
+        self.phase = "play"
+        if self.leader is not None:
+            self.turn = self.leader
+        else:
+            first = self.rules.first_lead_card()
+            self.turn = next(s for s, h in enumerate(self.hands) if first in h)
+
+    def open_seats(self) -> list[int]:
+        """Spies playing with the hand shown (明牌, Z-9)."""
+        return [s for s in range(self.players) if self.declared[s] == "明牌"]
+
+    def declared_spies(self) -> list[int]:
+        """Spies who declared (明 or 明牌) — public knowledge."""
+        return [s for s in range(self.players) if self.declared[s] in ("明", "明牌")]
+
+    def next_game_info(self) -> dict:
+        """What the next game at this table needs (``previous`` of :meth:`deal`)."""
+        return {"roles": list(self.roles), "out": list(self.out),
+                "outcome": (self.result or {}).get("outcome"), "stakes": list(self.stakes)}
+
     # ---- end and score -------------------------------------------------------------------
     def _side_done(self) -> bool:
         """Z-7: every player of one side is out."""
@@ -317,9 +510,9 @@ class ZGame:
                 points[spy] += sign * self.stakes[spy]
                 points[c] -= sign * self.stakes[spy]
             return points
-        winners = [s for s in self.out if self.roles[s] == outcome]
-        winners += [s for s in range(self.players) if self.roles[s] == outcome and s not in winners]
-        losers = [s for s in range(self.players) if self.roles[s] != outcome]
+        order = self.out + [s for s in range(self.players) if s not in self.out]
+        winners = [s for s in order if self.roles[s] == outcome]
+        losers = [s for s in order if self.roles[s] != outcome]
         for w, lo in zip(winners, losers, strict=True):
             stake = max(self.stakes[w] if self.roles[w] == SPY else 1,
                         self.stakes[lo] if self.roles[lo] == SPY else 1)
@@ -337,6 +530,8 @@ class ZGame:
             "lead": self.lead, "passes": self.passes, "out": list(self.out),
             "stakes": list(self.stakes), "played": list(self.played),
             "log": [list(e) for e in self.log], "result": self.result,
+            "phase": self.phase, "exchanges": [dict(e) for e in self.exchanges],
+            "declared": list(self.declared), "leader": self.leader,
         }
 
     @classmethod
@@ -349,5 +544,7 @@ class ZGame:
             roles=list(data["roles"]), turn=int(data["turn"]), lead=data["lead"],
             passes=int(data["passes"]), out=list(data["out"]), stakes=list(data["stakes"]),
             played=list(data["played"]), log=[list(e) for e in data["log"]],
-            result=data["result"],
+            result=data["result"], phase=str(data["phase"]),
+            exchanges=[dict(e) for e in data["exchanges"]], declared=list(data["declared"]),
+            leader=data["leader"],
         )

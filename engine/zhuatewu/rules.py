@@ -27,6 +27,7 @@ from engine.cards import (
     rank_of,
 )
 from engine.readings import Reading
+from engine.settings import Schema, Setting
 
 SPY_CARD_SETS: dict[str, tuple[int, ...]] = {
     "双黑": (card(RA, SPADE), card(RA, CLUB)),
@@ -46,6 +47,7 @@ class ZRules:
     * ``chain_ends`` — Z-4 连牌规则 ``"a"`` / ``"b"`` / ``"c"``.
     * ``min_pair_chain`` — Z-4 连对最少 2 or 3 pairs.
     * ``first_lead`` — Z-5 first game: ``"红桃3"`` (♥3, or ♥4 under 带3) or ``"庄家"`` (dealer).
+    * ``later_lead`` — Z-5 later games: ``"上局头游"`` (previous first out), ``"红桃3"`` or ``"庄家"``.
     * ``report_at`` — Z-6 报牌张数 N (0 = off).
     * ``show_counts`` — Z-6 显示张数.
     * ``lone_spy`` — Z-7 独头规则 ``"a"`` / ``"b"``.
@@ -58,6 +60,7 @@ class ZRules:
     chain_ends: str = "a"
     min_pair_chain: int = 2
     first_lead: str = "红桃3"
+    later_lead: str = "上局头游"
     report_at: int = 1
     show_counts: bool = False
     lone_spy: str = "a"
@@ -168,3 +171,28 @@ def classify(cards: Iterable[int], rules: ZRules) -> list[Reading]:
 def beats(new: Reading, old: Reading) -> bool:
     """Z-4: same type and same number of cards, strictly higher key (no bombs in 抓特务)."""
     return new.kind == old.kind and new.size == old.size and new.key > old.key
+
+
+SCHEMA = Schema("抓特务", (
+    Setting("特务牌", "spy_cards", "choice", "双黑", "四人局的两张特务牌：双黑 ♠A♣A / 双桃 ♠A♥A / 黑KA ♠A♠K",
+            "Z-2", choices=tuple(SPY_CARD_SETS)),
+    Setting("带3", "three_high", "bool", False, "3 最大（大王>小王>3>2>A…），首局 ♥4 先出", "Z-3"),
+    Setting("大小王成对", "joker_pair", "bool", False, "小王+大王算最大的对子", "Z-3"),
+    Setting("连牌规则", "chain_ends", "choice", "a",
+            "a：2 不能连、A 只接 K 后；b：2 可接 3 前、A 两头都可连；c：同 b 但只限顺子", "Z-4",
+            choices=("a", "b", "c")),
+    Setting("连对最少", "min_pair_chain", "int", 2, "连对至少几对", "Z-4", low=2, high=3),
+    Setting("首出", "first_lead", "choice", "红桃3", "第一局谁先出：红桃3（带3 时 ♥4）/ 庄家", "Z-5",
+            choices=("红桃3", "庄家")),
+    Setting("后续首出", "later_lead", "choice", "上局头游", "之后各局谁先出：上局头游 / 红桃3 / 庄家", "Z-5",
+            choices=("上局头游", "红桃3", "庄家")),
+    Setting("报牌张数", "report_at", "int", 1, "手牌剩几张及以下时群里报张数（0 = 不报）", "Z-6", low=0, high=5),
+    Setting("显示张数", "show_counts", "bool", False, "每步后群里显示每人剩余张数", "Z-6"),
+    Setting("独头规则", "lone_spy", "choice", "a", "一人持两张特务牌：a 头游才赢；b 头游胜、末游负、其余平局",
+            "Z-7", choices=("a", "b")),
+    Setting("明特务", "allow_declare", "bool", True, "特务可以亮明身份（积分 ×2）", "Z-9"),
+    Setting("明牌", "allow_open_hand", "bool", True, "特务可以明牌打（手牌公开，积分 ×4）", "Z-9"),
+    Setting("私聊限时", "prompt_seconds", "int", 45, "还贡、明/暗 私聊应答的秒数，超时按默认处理", "G-4",
+            low=10, high=600),
+))
+"""The group settings of 抓特务 (RULES.md Z), as ``/规则`` and ``/设置`` show them."""

@@ -57,18 +57,25 @@ def test_z2_four_player_spy_cards(setting: str, pair: tuple[int, int]) -> None:
     assert g.roles == [SPY, CIVILIAN, CIVILIAN, CIVILIAN] and g.lone_spy()
 
 
+def started(g: ZGame) -> ZGame:
+    """Past declaring (everyone stays hidden), ready to play."""
+    g.declare_timeout()
+    assert g.phase == "play"
+    return g
+
+
 def test_z5_heart_three_leads_first_game() -> None:
     for seed in range(5):
-        g = ZGame.deal(4, ZRules(), seed)
+        g = started(ZGame.deal(4, ZRules(), seed))
         assert card(0, 1) in g.hands[g.turn]
 
 
 def test_z5_heart_four_leads_under_three_high_and_dealer_setting() -> None:
-    g = ZGame.deal(3, ZRules(three_high=True), 3)
+    g = started(ZGame.deal(3, ZRules(three_high=True), 3))
     assert card(1, 1) in g.hands[g.turn]
-    g = ZGame.deal(3, ZRules(first_lead="庄家"), 3)
+    g = started(ZGame.deal(3, ZRules(first_lead="庄家"), 3))
     assert g.turn == g.dealer
-    assert ZGame.deal(3, ZRules(), 3, dealer=1, leader=2).turn == 2
+    assert started(ZGame.deal(3, ZRules(), 3, dealer=1, leader=2)).turn == 2
 
 
 def test_z5_leader_may_not_pass() -> None:
@@ -235,7 +242,7 @@ def test_moves_after_the_end_are_refused() -> None:
 def random_game(seed: int, players: int, rules: ZRules) -> ZGame:
     """Plays a whole game with random (legal-or-refused) moves."""
     rnd = random.Random(seed)
-    g = ZGame.deal(players, rules, seed)
+    g = started(ZGame.deal(players, rules, seed))
     steps = 0
     while not g.over:
         steps += 1
@@ -283,7 +290,7 @@ def test_property_random_game_ends_validly(seed: int, players: int, rules: ZRule
 def test_property_json_round_trip_mid_game(seed: int, moves: int) -> None:
     """The whole state serialises to JSON and back without loss, and the restored game
     plays on identically."""
-    g = ZGame.deal(4, ZRules(), seed)
+    g = started(ZGame.deal(4, ZRules(), seed))
     for _ in range(moves):
         if g.over:
             break

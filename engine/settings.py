@@ -1,0 +1,109 @@
+"""Validated rule-setting schemas (house rules a group chooses), shared by every game.
+
+A :class:`Schema` lists a game's :class:`Setting` s: the Chinese name players type (as
+RULES.md writes it), the field of the game's rule object it sets, the allowed values, the
+default and a one-line meaning. Values are stored by field name (stable English ids) and
+shown and typed by their Chinese names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+ON_WORDS = ("开", "开启", "是", "on", "true", "1", "允许", "有")
+OFF_WORDS = ("关", "关闭", "否", "off", "false", "0", "不允许", "无")
+
+
+class SettingError(ValueError):
+    """An unknown setting name or a value it does not allow; ``str(err)`` is a Chinese
+    reply that lists the valid choices."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting.
+
+    * ``name`` — Chinese name (e.g. ``连牌规则``); ``field`` — the rule object's field.
+    * ``choices`` — allowed values (strings) for a choice; for ``kind="bool"`` the value
+      is ``True``/``False`` shown as 开/关; for ``kind="int"`` ``low..high`` inclusive.
+    * ``default`` — the spec's default; ``meaning`` — one line for ``/规则``;
+      ``section`` — the RULES.md section.
+    """
+
+    name: str
+    field: str
+    kind: str
+    default: object
+    meaning: str
+    section: str
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    high: int = 0
+
+    def parse(self, text: str) -> object:
+        """The value for ``text``. Raises :class:`SettingError` listing the choices."""
+        t = text.strip()
+        if self.kind == "bool":
+            if t.lower() in ON_WORDS:
+                return True
+            if t.lower() in OFF_WORDS:
+                return False
+        elif self.kind == "int":
+            if t.lstrip("-").isdigit() and self.low <= int(t) <= self.high:
+                return int(t)
+        else:
+            for c in self.choices:
+                if t.lower() == c.lower():
+                    return c
+        raise SettingError(f"{self.name} 不能设为“{t[:20]}”，可选：{self.allowed()}")
+
+    def allowed(self) -> str:
+        """The allowed values as players type them."""
+        if self.kind == "bool":
+            return "开 / 关"
+        if self.kind == "int":
+            return f"{self.low}–{self.high}"
+        return " / ".join(self.choices)
+
+    def show(self, value: object) -> str:
+        """A value as shown to players."""
+        if self.kind == "bool":
+            return "开" if value else "关"
+        return str(value)
+
+    def valid(self, value: object) -> bool:
+        """Whether a stored value is allowed (stored data may be stale or tampered)."""
+        if self.kind == "bool":
+            return isinstance(value, bool)
+        if self.kind == "int":
+            return isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high
+        return value in self.choices
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """A game's settings, in display order."""
+
+    game: str
+    settings: Sequence[Setting]
+
+    def find(self, name: str) -> Setting:
+        """The setting called ``name`` (Chinese name or field). Raises :class:`SettingError`."""
+        for s in self.settings:
+            if name.strip() in (s.name, s.field):
+                return s
+        names = "、".join(s.name for s in self.settings)
+        raise SettingError(f"{self.game} 没有“{name.strip()[:20]}”这一项，可设置：{names}")
+
+    def defaults(self) -> dict[str, object]:
+        """Every field at its default."""
+        return {s.field: s.default for s in self.settings}
+
+    def clean(self, stored: dict) -> dict[str, object]:
+        """Defaults overlaid with the valid stored values (invalid or unknown ones dropped)."""
+        out = self.defaults()
+        for s in self.settings:
+            if s.field in stored and s.valid(stored[s.field]):
+                out[s.field] = stored[s.field]
+        return out
