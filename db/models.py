@@ -4,6 +4,7 @@ Tables:
 
 * ``live_tables``: one row per group with a game in progress (crash recovery).
 * ``game_records``: one row per finished game, unique by ``uid``.
+* ``group_settings``: a group's rule settings per game.
 * ``player_records``: one row per seat of a finished game; ``group_id`` and ``game`` are
   copied from the game so per-user stats need no join.
 
@@ -98,6 +99,18 @@ class LiveTable(Base):
     group_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     game: Mapped[str] = mapped_column(String(32))
     state: Mapped[dict[str, Any]]
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class GroupSetting(Base):
+    """A group's rule settings for one game (``values``: field → value, JSON); a group
+    without a row plays the defaults."""
+
+    __tablename__ = "group_settings"
+
+    group_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    values: Mapped[dict[str, Any]]
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
 

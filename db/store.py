@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from db.engine import make_engine
-from db.models import GameRecord, LiveTable, PlayerRecord, utcnow
+from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, utcnow
 from db.records import RESULTS, FinishedGame, GameStats
 
 MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
@@ -62,6 +62,20 @@ def _validate_finished(record: FinishedGame) -> None:
 async def _uid_exists(session: AsyncSession, uid: str) -> bool:
     found = await session.scalar(select(GameRecord.id).where(GameRecord.uid == uid))
     return found is not None
+
+
+async def _settle_live(
+    session: AsyncSession, group_id: str, live: tuple[str, dict[str, Any]] | None
+) -> None:
+    """Delete the group's live row, or replace it with ``live`` = ``(game, state)``."""
+    if live is None:
+        await _delete_live(session, group_id)
+        return
+    row = await session.get(LiveTable, group_id)
+    if row is None:
+        session.add(LiveTable(group_id=group_id, game=live[0], state=live[1], updated_at=utcnow()))
+    else:
+        row.game, row.state, row.updated_at = live[0], live[1], utcnow()
 
 
 async def _delete_live(session: AsyncSession, group_id: str) -> None:
@@ -190,11 +204,15 @@ class Store:
             )
             return {group_id: (game, state) for group_id, game, state in rows}
 
-    async def finish_game(self, record: FinishedGame) -> bool:
+    async def finish_game(
+        self, record: FinishedGame, live: tuple[str, dict[str, Any]] | None = None
+    ) -> bool:
         """Archive a finished game and drop its group's live table, atomically.
 
         In one transaction: insert the game and player rows, and delete the
-        ``live_tables`` row of ``record.group_id``. If a game with ``record.uid`` is
+        ``live_tables`` row of ``record.group_id`` — or, when ``live`` is given as
+        ``(game, state)``, replace it with that state (a table that stays open for the
+        next game). If a game with ``record.uid`` is
         already archived nothing new is written, the live row is still deleted, and
         False is returned.
 
@@ -209,22 +227,50 @@ class Store:
                 rolled back, live row kept).
         """
         _validate_finished(record)
+        if live is not None:
+            _check_json(live[1], "live state")
         try:
             async with self._sessions.begin() as session:
                 if await _uid_exists(session, record.uid):
-                    await _delete_live(session, record.group_id)
+                    await _settle_live(session, record.group_id, live)
                     return False
                 session.add(_game_row(record))
                 await session.flush()
-                await _delete_live(session, record.group_id)
+                await _settle_live(session, record.group_id, live)
             return True
         except IntegrityError:
             # Lost a race against a concurrent finish_game of the same uid?
             async with self._sessions.begin() as session:
                 if not await _uid_exists(session, record.uid):
                     raise
-                await _delete_live(session, record.group_id)
+                await _settle_live(session, record.group_id, live)
             return False
+
+    async def get_settings(self, group_id: str, game: str) -> dict[str, Any]:
+        """The stored rule settings of ``game`` in ``group_id`` (``{}`` when none)."""
+        async with self._sessions() as session:
+            row = await session.get(GroupSetting, (group_id, game))
+            return dict(row.values) if row is not None else {}
+
+    async def set_settings(self, group_id: str, game: str, values: dict[str, Any]) -> None:
+        """Store ``values`` as the rule settings of ``game`` in ``group_id``; an empty
+        dict removes them (the group plays the defaults).
+
+        Raises:
+            TypeError: ``values`` is not JSON-serialisable (nothing is written).
+        """
+        _check_json(values, "settings")
+        async with self._sessions.begin() as session:
+            row = await session.get(GroupSetting, (group_id, game))
+            if not values:
+                if row is not None:
+                    await session.delete(row)
+            elif row is None:
+                session.add(GroupSetting(group_id=group_id, game=game, values=values,
+                                         updated_at=utcnow()))
+            else:
+                row.values = values
+                row.updated_at = utcnow()
 
     async def player_stats(self, group_id: str, user_id: str) -> list[GameStats]:
         """Per game type, the results of ``user_id`` in ``group_id``.

@@ -438,3 +438,29 @@ async def test_player_stats_aggregates_per_game_type(store: Store) -> None:
 def test_win_rate_without_games_is_zero() -> None:
     assert GameStats("抓特务", 0, 0, 0, 0, 0).win_rate == 0.0
     assert GameStats("抓特务", 4, 3, 0, 1, 5).win_rate == 0.75
+
+
+async def test_finish_game_can_keep_the_table_open_with_new_state(store: Store) -> None:
+    """A table that stays open for the next game: record written and live state replaced
+    in the same transaction."""
+    await store.save_live("g1", "抓特务", {"phase": "playing"})
+    record = make_game("keep-1", group_id="g1")
+    assert await store.finish_game(record, live=("抓特务", {"phase": "finished"})) is True
+    assert await store.load_live() == {"g1": ("抓特务", {"phase": "finished"})}
+    assert await count(store, GameRecord) == 1
+    assert await store.finish_game(record, live=("抓特务", {"phase": "finished", "n": 2})) is False
+    assert await store.load_live() == {"g1": ("抓特务", {"phase": "finished", "n": 2})}
+    assert await count(store, GameRecord) == 1
+
+
+async def test_group_settings_store_update_and_reset(store: Store) -> None:
+    assert await store.get_settings("g1", "抓特务") == {}
+    await store.set_settings("g1", "抓特务", {"chain_ends": "b", "three_high": True})
+    await store.set_settings("g2", "抓特务", {"chain_ends": "c"})
+    assert await store.get_settings("g1", "抓特务") == {"chain_ends": "b", "three_high": True}
+    await store.set_settings("g1", "抓特务", {"chain_ends": "a"})
+    assert await store.get_settings("g1", "抓特务") == {"chain_ends": "a"}
+    assert await store.get_settings("g1", "挖坑") == {}
+    await store.set_settings("g1", "抓特务", {})
+    assert await store.get_settings("g1", "抓特务") == {}
+    assert await store.get_settings("g2", "抓特务") == {"chain_ends": "c"}
