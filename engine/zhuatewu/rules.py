@@ -52,6 +52,8 @@ class ZRules:
     * ``show_counts`` — Z-6 显示张数.
     * ``lone_spy`` — Z-7 独头规则 ``"a"`` / ``"b"``.
     * ``allow_declare`` / ``allow_open_hand`` — Z-9 明特务 / 明牌 allowed.
+    * ``prompt_seconds`` — the time limit of private answers (还贡 Z-8, 明/暗 Z-9); the
+      engine only carries it, the chat layer keeps the clock.
     """
 
     spy_cards: str = "双黑"
@@ -66,6 +68,7 @@ class ZRules:
     lone_spy: str = "a"
     allow_declare: bool = True
     allow_open_hand: bool = True
+    prompt_seconds: int = 45
 
     def to_json(self) -> dict:
         """Plain dict of every switch."""

@@ -21,7 +21,7 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
-from plugins.paizhuo import matchers  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo import actions, matchers  # noqa: E402,F401  (registers the matchers)
 
 driver = get_driver()
 
@@ -33,11 +33,13 @@ async def _start_store() -> None:
     await store.migrate()
     REGISTRY.store = store
     resumed = await REGISTRY.restore()
-    logger.info(f"牌桌: database ready, {resumed} table(s) resumed")
+    await actions.resume_timers()
+    logger.info(f"牌桌: database ready, {len(resumed)} table(s) resumed")
 
 
 @driver.on_shutdown
 async def _stop_store() -> None:
+    actions.cancel_timers()
     if REGISTRY.store is not None:
         await REGISTRY.store.close()
         REGISTRY.store = None

@@ -1,25 +1,31 @@
-"""What each command does to the tables: game-independent, chat-shaped (returns the
+"""What each command does to the tables: game-independent, chat-shaped (collects the
 messages to send), with the table lock held while the state changes and released before
-anything is sent.
+anything is sent. Also the private-answer deadlines (timers) of every table.
 
 Data flows one way: command → engine move → new state → saved → messages.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
+import nonebot
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
 from engine.errors import MoveError
-from plugins.paizhuo.games import GameAdapter, UsageError, find_game
-from plugins.paizhuo.games.base import SeatView
+from engine.settings import SettingError
+from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
+from plugins.paizhuo.games.base import Say, SeatView
 from plugins.paizhuo.messaging import Outgoing, deliver, group, private
-from plugins.paizhuo.tables import REGISTRY, Table, end_record, now_utc
+from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 JOIN_HINT = "发送 /加入 入座"
+NO_TABLE = "本群还没有牌桌，发送 /开局 抓特务 四人 开一桌。"
+OTHER_TABLE = "你已经在另一个群的牌桌上了，先在那边 /退出 或打完。"
 
 
 def reply(group_id: str, user_id: str, text: str) -> Outgoing:
@@ -27,7 +33,13 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
     return group(group_id, MessageSegment.at(int(user_id)) + f" {text}")
 
 
-async def run_locked(bot: Bot, table: Table,
+def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
+    """An adapter's :class:`Say` list as messages to the group and the seated users."""
+    return [group(table.group_id, s.message) if s.seat is None
+            else private(table.seats[s.seat].user_id, s.message, table.group_id) for s in says]
+
+
+async def run_locked(bot: Bot | None, table: Table,
                      change: Callable[[], Awaitable[list[Outgoing]]]) -> None:
     """Apply ``change`` under the table's lock, then send its messages in order without
     holding the lock (the send lock keeps one table's messages in command order)."""
@@ -35,7 +47,10 @@ async def run_locked(bot: Bot, table: Table,
         outs = await change()
         await table.send_lock.acquire()
     try:
-        await deliver(bot, outs)
+        if bot is not None:
+            await deliver(bot, outs)
+        elif outs:
+            logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
     finally:
         table.send_lock.release()
 
@@ -56,29 +71,88 @@ def not_friend_text() -> str:
     return "机器人需要私聊给你发牌：请先加机器人为好友，再来入座。"
 
 
-def hand_messages(table: Table, seats: list[int] | None = None) -> list[Outgoing]:
-    """Each listed seat's hand and role, privately (G-4)."""
-    chosen = range(len(table.seats)) if seats is None else seats
-    return [private(table.seats[s].user_id,
-                    table.adapter.render_hand(table.engine, table.seats, s), table.group_id)
-            for s in chosen]
+def seat_list(table: Table) -> str:
+    """``1.张三 2.李四（2/4）``."""
+    names = " ".join(f"{i + 1}.{s.name}" for i, s in enumerate(table.seats))
+    return f"{names}（{len(table.seats)}/{table.size}）"
+
+
+# ---- deadlines ---------------------------------------------------------------------------
+_timers: dict[str, asyncio.Task] = {}
+
+
+def set_deadline(table: Table) -> None:
+    """Set (or clear) the table's deadline for the private answers it now waits for."""
+    seconds = table.adapter.prompt_seconds(table.engine) if table.playing else None
+    table.deadline = now_utc() + timedelta(seconds=seconds) if seconds else None
+
+
+def schedule(table: Table) -> None:
+    """(Re)arm the table's timer for its saved deadline; an expired one fires at once."""
+    old = _timers.pop(table.group_id, None)
+    if old is not None and old is not asyncio.current_task():
+        old.cancel()
+    if table.deadline is not None:
+        _timers[table.group_id] = asyncio.create_task(_fire(table, table.deadline))
+
+
+def cancel_timers() -> None:
+    """Stop every timer (shutdown, tests)."""
+    for task in _timers.values():
+        task.cancel()
+    _timers.clear()
+
+
+def any_bot() -> Bot | None:
+    """A connected OneBot v11 bot to send timer messages with."""
+    for bot in nonebot.get_bots().values():
+        if isinstance(bot, Bot):
+            return bot
+    return None
+
+
+async def _fire(table: Table, deadline) -> None:
+    await asyncio.sleep(max(0.0, (deadline - now_utc()).total_seconds()))
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(table.group_id) is not table or table.deadline != deadline or not table.playing:
+            return []
+        says = table.adapter.timeout(table.engine, table.seats)
+        set_deadline(table)
+        await REGISTRY.save(table)
+        schedule(table)
+        logger.info(f"deadline group={table.group_id} uid={table.uid}")
+        return says_to_outs(table, says)
+
+    try:
+        await run_locked(any_bot(), table, change)
+    except Exception:  # noqa: BLE001 - a timer must never die silently
+        logger.exception(f"deadline handling failed for group {table.group_id}")
+
+
+# ---- table life ------------------------------------------------------------------------------
+async def group_settings(group_id: str, adapter: GameAdapter) -> dict:
+    """The group's settings for a game, defaults filled in, invalid values dropped."""
+    stored = await REGISTRY.require_store().get_settings(group_id, adapter.name)
+    return adapter.schema.clean(stored)
 
 
 async def start_game(table: Table) -> list[Outgoing]:
-    """Deal when the seats are full; returns the start message and the hands."""
-    table.engine = table.adapter.new_game(table.size, table.settings, secrets.randbits(62))
+    """Deal (seats full, or everyone sent /继续) with the group's current settings; returns
+    the start messages, hands and prompts. Caller holds the table lock."""
+    table.settings = await group_settings(table.group_id, table.adapter)
+    table.engine = table.adapter.new_game(table.size, table.settings, secrets.randbits(62),
+                                          table.previous)
+    table.status = PLAYING
+    table.ready = []
+    table.games += 1
     table.started_at = now_utc()
     table.uid = f"{table.group_id}-{table.started_at:%Y%m%d%H%M%S%f}-{secrets.token_hex(4)}"
+    set_deadline(table)
     await REGISTRY.save(table)
-    logger.info(f"table start group={table.group_id} game={table.game} uid={table.uid}")
-    return [group(table.group_id, table.adapter.render_start(table.engine, table.seats)),
-            *hand_messages(table)]
-
-
-def seat_list(table: Table) -> str:
-    """``1.张三 2.李四`` and how many seats are free."""
-    names = " ".join(f"{i + 1}.{s.name}" for i, s in enumerate(table.seats))
-    return f"{names}（{len(table.seats)}/{table.size}）"
+    schedule(table)
+    logger.info(f"table start group={table.group_id} game={table.game} uid={table.uid} n={table.games}")
+    return says_to_outs(table, table.adapter.start(table.engine, table.seats))
 
 
 async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str) -> None:
@@ -95,14 +169,13 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         return
     async with REGISTRY.guard:
         existing = REGISTRY.get(group_id)
-        seated = REGISTRY.table_of_user(user_id)
         if existing is not None:
             out = reply(group_id, user_id, f"本群已有一桌{existing.game}，{JOIN_HINT}，或等这桌结束。")
-        elif seated is not None:
-            out = reply(group_id, user_id, "你已经在另一个群的牌桌上了，先在那边 /退出 或打完。")
+        elif REGISTRY.table_of_user(user_id) is not None:
+            out = reply(group_id, user_id, OTHER_TABLE)
         else:
             table = Table(group_id=group_id, game=adapter.name, size=size, opener=user_id,
-                          seats=[SeatView(user_id, name)], settings={}, created_at=now_utc())
+                          seats=[SeatView(user_id, name)], created_at=now_utc())
             REGISTRY.add(table)
             out = None
     if out is not None:
@@ -118,26 +191,26 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
     """``/加入``: take a seat; the game starts by itself when the seats are full."""
     table = REGISTRY.get(group_id)
     if table is None:
-        await deliver(bot, [reply(group_id, user_id, "本群还没有牌桌，发送 /开局 抓特务 四人 开一桌。")])
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
         return
     if table.seat_of(user_id) is not None:
         await deliver(bot, [reply(group_id, user_id, "你已经在这桌了。")])
         return
-    if table.playing:
-        await deliver(bot, [reply(group_id, user_id, "这桌已经开始了，等下一局吧。")])
+    if table.status != WAITING:
+        await deliver(bot, [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")])
         return
     if not await can_message_privately(bot, user_id):
         await deliver(bot, [reply(group_id, user_id, not_friend_text())])
         return
 
     async def change() -> list[Outgoing]:
-        if REGISTRY.get(group_id) is not table or table.playing:
-            return [reply(group_id, user_id, "这桌已经开始了，等下一局吧。")]
+        if REGISTRY.get(group_id) is not table or table.status != WAITING:
+            return [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")]
         if table.seat_of(user_id) is not None:
             return [reply(group_id, user_id, "你已经在这桌了。")]
         async with REGISTRY.guard:
             if REGISTRY.table_of_user(user_id) is not None:
-                return [reply(group_id, user_id, "你已经在另一个群的牌桌上了，先在那边 /退出 或打完。")]
+                return [reply(group_id, user_id, OTHER_TABLE)]
             table.seats.append(SeatView(user_id, name))
             REGISTRY.by_user[user_id] = group_id
         outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
@@ -150,8 +223,31 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
     await run_locked(bot, table, change)
 
 
+async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
+    """``/继续``: after a game, every seated player agrees to the next one (same seats)."""
+    table = REGISTRY.get(group_id)
+    if table is None or table.seat_of(user_id) is None:
+        await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.status != FINISHED:
+            return [reply(group_id, user_id, "现在不是两局之间，不用 /继续。")]
+        if user_id not in table.ready:
+            table.ready.append(user_id)
+        if len(table.ready) < len(table.seats):
+            await REGISTRY.save(table)
+            waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
+            me = table.seats[table.seat_of(user_id) or 0].name
+            return [group(group_id, f"{me} 准备好了（{len(table.ready)}/{len(table.seats)}），还等：{waiting}")]
+        return await start_game(table)
+
+    await run_locked(bot, table, change)
+
+
 async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/退出``: leave before the start; the last one out closes the table."""
+    """``/退出``: leave before the start (the last one out closes the table), or between
+    games (the table closes)."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
@@ -163,7 +259,12 @@ async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "你不在本群的牌桌上。")]
         if table.playing:
             return [reply(group_id, user_id, "牌局进行中，不能退出；可请开局人或管理员发送 /结束。")]
-        name = table.seats.pop(seat).name
+        name = table.seats[seat].name
+        if table.status == FINISHED:
+            async with REGISTRY.guard:
+                await REGISTRY.close(table)
+            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
+        table.seats.pop(seat)
         async with REGISTRY.guard:
             REGISTRY.unseat(table, user_id)
         if not table.seats:
@@ -178,7 +279,8 @@ async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
 
 
 async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
-    """``/结束``: close the table without score (opener, group admin/owner, SUPERUSER)."""
+    """``/结束``: close the table; a game in progress is not scored (opener, group
+    admin/owner, SUPERUSER)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
@@ -190,12 +292,51 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
     async def change() -> list[Outgoing]:
         if REGISTRY.get(group_id) is not table:
             return [reply(group_id, user_id, "本群没有牌桌。")]
+        unscored = table.playing
         async with REGISTRY.guard:
             await REGISTRY.close(table)
+        table.deadline = None
+        schedule(table)
         logger.info(f"table ended group={group_id} by={user_id}")
-        return [group(group_id, f"牌局已结束（{table.game}，不计分）。")]
+        note = "，本局不计分" if unscored else ""
+        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
 
     await run_locked(bot, table, change)
+
+
+# ---- playing ---------------------------------------------------------------------------------
+async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | None],
+                 refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
+    """Apply one player action under the lock: refusals change nothing; an accepted one is
+    saved (with the record when the game ends) before its messages are returned."""
+    seat = table.seat_of(user_id)
+    if REGISTRY.get(table.group_id) is not table or not table.playing or seat is None:
+        return [refuse("这桌牌局已经结束了。")]
+    adapter = table.adapter
+    snapshot = adapter.dump(table.engine)
+    try:
+        says = act(seat)
+    except MoveError as err:
+        return [refuse(err.message)]
+    except Exception:
+        table.engine = adapter.load(snapshot)
+        logger.exception(f"{what} failed group={table.group_id} seat={seat}")
+        return [refuse("出错了，这步没有生效，请重试。")]
+    if says is None:
+        return None
+    logger.info(f"{what} group={table.group_id} uid={table.uid} seat={seat + 1}")
+    outs = says_to_outs(table, says)
+    if adapter.is_over(table.engine):
+        await REGISTRY.record_finished(table)
+        schedule(table)
+        logger.info(f"game finished group={table.group_id} uid={table.uid}")
+        outs.append(group(table.group_id, Message(adapter.end(table.engine, table.seats)) +
+                          "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。"))
+    else:
+        set_deadline(table)
+        await REGISTRY.save(table)
+        schedule(table)
+    return outs
 
 
 async def move(bot: Bot, group_id: str, user_id: str, text: str | None) -> None:
@@ -208,53 +349,52 @@ async def move(bot: Bot, group_id: str, user_id: str, text: str | None) -> None:
         return
 
     async def change() -> list[Outgoing]:
-        seat = table.seat_of(user_id)
-        if REGISTRY.get(group_id) is not table or not table.playing or seat is None:
-            return [reply(group_id, user_id, "这桌牌局已经结束了。")]
-        adapter = table.adapter
-        snapshot = adapter.dump(table.engine)
-        try:
-            if text is None:
-                result = adapter.pass_turn(table.engine, seat)
-            else:
-                result = adapter.play(table.engine, seat, text)
-        except MoveError as err:
-            return [reply(group_id, user_id, err.message)]
-        except Exception:
-            table.engine = adapter.load(snapshot)
-            logger.exception(f"move failed group={group_id} seat={seat} text={text!r}")
-            return [reply(group_id, user_id, "出错了，这步没有生效，请重试。")]
-        logger.info(f"move group={group_id} uid={table.uid} seat={seat + 1} "
-                    f"action={'pass' if text is None else 'play'} text={text!r}")
-        outs = [group(group_id, adapter.render_move(table.engine, table.seats, result))]
-        if adapter.hand_changed(result):
-            outs += hand_messages(table, [seat])
-        if adapter.is_over(table.engine):
-            record = end_record(table)
-            async with REGISTRY.guard:
-                await REGISTRY.finish(table, record)
-            logger.info(f"table finished group={group_id} uid={table.uid}")
-            outs.append(group(group_id, adapter.render_end(table.engine, table.seats)))
-        else:
-            await REGISTRY.save(table)
+        outs = await _apply(
+            table, user_id, lambda seat: table.adapter.play(table.engine, table.seats, seat, text),
+            lambda msg: reply(group_id, user_id, msg), "play" if text is not None else "pass")
+        return outs or []
+
+    await run_locked(bot, table, change)
+
+
+async def answer(bot: Bot, user_id: str, text: str) -> bool:
+    """A private answer (还 <牌>, 明 / 明牌 / 暗). Returns ``False`` when ``text`` is no
+    answer at all (the caller may explain); replies privately otherwise."""
+    table = REGISTRY.table_of_user(user_id)
+    if table is None or not table.playing:
+        return False
+    handled = True
+
+    async def change() -> list[Outgoing]:
+        nonlocal handled
+        outs = await _apply(
+            table, user_id, lambda seat: table.adapter.answer(table.engine, table.seats, seat, text),
+            lambda msg: private(user_id, msg), "answer")
+        if outs is None:
+            handled = False
+            return []
         return outs
 
     await run_locked(bot, table, change)
+    return handled
 
 
 async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
     """``/手牌``: the caller's hand again, privately."""
     table = REGISTRY.table_of_user(user_id)
-    if table is None or not table.playing:
+    if table is None or table.engine is None or table.status == WAITING:
         text = "你现在没有进行中的牌局。"
         out = reply(group_id, user_id, text) if group_id else private(user_id, text)
         await deliver(bot, [out])
         return
     async with table.lock:
         seat = table.seat_of(user_id)
-        outs = hand_messages(table, [seat]) if seat is not None else []
-    for out in outs:
-        out.group_id = table.group_id
+        outs = []
+        if seat is not None:
+            text = table.adapter.hand(table.engine, table.seats, seat)
+            if table.playing and (question := table.adapter.reminder(table.engine, table.seats, seat)):
+                text += "\n" + question
+            outs.append(private(user_id, text, table.group_id))
     await deliver(bot, outs)
 
 
@@ -262,11 +402,74 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
     """``/牌桌``: re-post the public table."""
     table = REGISTRY.get(group_id)
     if table is None:
-        await deliver(bot, [reply(group_id, user_id, "本群没有牌桌，发送 /开局 抓特务 四人 开一桌。")])
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
         return
     async with table.lock:
-        if table.playing:
-            msg: Message = table.adapter.render_table(table.engine, table.seats)
-        else:
+        if table.status == WAITING:
             msg = Message(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
+        else:
+            msg = table.adapter.table(table.engine, table.seats)
+            if table.status == FINISHED:
+                waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
+                msg += f"\n本局已结束，等待 /继续：{waiting}"
     await deliver(bot, [group(group_id, msg)])
+
+
+# ---- settings ------------------------------------------------------------------------------
+def _game_for(group_id: str, name: str) -> GameAdapter:
+    if name:
+        return find_game(name)
+    table = REGISTRY.get(group_id)
+    return table.adapter if table is not None else next(iter(GAMES.values()))
+
+
+async def show_rules(group_id: str, args: str) -> str:
+    """``/规则 [游戏]``: every setting of the game in this group — value, choices, meaning."""
+    try:
+        adapter = _game_for(group_id, args.strip())
+    except UsageError as err:
+        return str(err)
+    values = await group_settings(group_id, adapter)
+    lines = [f"【{adapter.name}】本群规则（/设置 {adapter.name} <项> <值>，管理员可改）："]
+    for s in adapter.schema.settings:
+        mark = "" if values[s.field] == s.default else "（已改）"
+        lines.append(f"{s.name}：{s.show(values[s.field])}{mark}｜可选 {s.allowed()}｜{s.meaning}")
+    return "\n".join(lines)
+
+
+async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
+    """``/设置 <游戏> <项> <值>`` or ``/设置 <游戏> 默认`` (owner, admins, SUPERUSERS).
+    Applies from the next game dealt."""
+    if not is_manager:
+        return "只有群主、管理员可以修改规则。"
+    parts = args.split()
+    if not parts:
+        return "用法：/设置 <游戏> <项> <值>，例如 /设置 抓特务 连牌规则 b；/设置 抓特务 默认 恢复默认。"
+    try:
+        adapter = find_game(parts[0])
+        store = REGISTRY.require_store()
+        if parts[1:] == ["默认"]:
+            await store.set_settings(group_id, adapter.name, {})
+            return f"{adapter.name} 已恢复默认规则，下一局生效。"
+        if len(parts) != 3:
+            names = "、".join(s.name for s in adapter.schema.settings)
+            return f"用法：/设置 {adapter.name} <项> <值>。可设置：{names}"
+        setting = adapter.schema.find(parts[1])
+        value = setting.parse(parts[2])
+    except (UsageError, SettingError) as err:
+        return str(err)
+    stored = await store.get_settings(group_id, adapter.name)
+    stored = {k: v for k, v in adapter.schema.clean(stored).items()
+              if v != next(s.default for s in adapter.schema.settings if s.field == k)}
+    stored[setting.field] = value
+    if value == setting.default:
+        stored.pop(setting.field)
+    await store.set_settings(group_id, adapter.name, stored)
+    logger.info(f"setting group={group_id} game={adapter.name} {setting.field}={value!r}")
+    return f"{adapter.name} {setting.name} 已设为 {setting.show(value)}，下一局生效。"
+
+
+async def resume_timers() -> None:
+    """After a restart: re-arm every restored table's deadline (an expired one acts at once)."""
+    for table in list(REGISTRY.tables.values()):
+        schedule(table)

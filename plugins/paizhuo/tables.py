@@ -1,8 +1,10 @@
 """Tables (牌桌): who sits where in which group, the live game, locks and persistence.
 
-One table per group; a user sits at one table at a time across all groups. Every change
-is saved (``db.Store.save_live``) before anything is sent, so a restart resumes exactly
-where the last accepted command left the table.
+One table per group; a user sits at one table at a time across all groups. A table is
+``waiting`` for players, ``playing`` a game, or ``finished`` (the last game is over and
+the seats wait for ``/继续``). Every change is saved (``db.Store``) before anything is
+sent, so a restart resumes exactly where the last accepted command left the table;
+private-answer deadlines are saved too.
 """
 
 from __future__ import annotations
@@ -19,19 +21,28 @@ from db.store import Store
 from plugins.paizhuo.games import GAMES, GameAdapter
 from plugins.paizhuo.games.base import SeatView
 
+WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+
 
 def now_utc() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)
 
 
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
 @dataclass(slots=True)
 class Table:
     """A group's table.
 
-    ``seats`` in join order (seat order, G-2); ``engine`` is the live engine game while
-    playing and ``None`` while waiting for players; ``settings`` are the rule settings the
-    table was opened with; ``uid`` names the current game for its record.
+    ``seats`` in join order (seat order, G-2); ``engine`` is the engine game of the
+    current or last game (``None`` before the first deal); ``settings`` the rule settings
+    the current game was dealt with; ``uid`` names that game for its record; ``ready``
+    the users who sent ``/继续``; ``previous`` what the next game needs from the last one;
+    ``deadline`` when pending private answers take their defaults; ``games`` how many
+    games this table has dealt.
     """
 
     group_id: str
@@ -39,11 +50,16 @@ class Table:
     size: int
     opener: str
     seats: list[SeatView]
-    settings: dict
     created_at: datetime
+    settings: dict = field(default_factory=dict)
     started_at: datetime | None = None
     uid: str | None = None
     engine: Any = None
+    status: str = WAITING
+    ready: list[str] = field(default_factory=list)
+    previous: dict | None = None
+    deadline: datetime | None = None
+    games: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
 
@@ -55,7 +71,7 @@ class Table:
     @property
     def playing(self) -> bool:
         """A game is in progress."""
-        return self.engine is not None
+        return self.status == PLAYING
 
     def seat_of(self, user_id: str) -> int | None:
         """The 0-based seat of ``user_id``, ``None`` if not seated."""
@@ -71,7 +87,9 @@ class Table:
             "opener": self.opener, "seats": [[s.user_id, s.name] for s in self.seats],
             "settings": self.settings, "created_at": self.created_at.isoformat(),
             "started_at": self.started_at.isoformat() if self.started_at else None,
-            "uid": self.uid,
+            "uid": self.uid, "status": self.status, "ready": list(self.ready),
+            "previous": self.previous, "games": self.games,
+            "deadline": self.deadline.isoformat() if self.deadline else None,
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
         }
 
@@ -82,11 +100,11 @@ class Table:
         return cls(
             group_id=data["group_id"], game=data["game"], size=int(data["size"]),
             opener=data["opener"], seats=[SeatView(u, n) for u, n in data["seats"]],
-            settings=dict(data["settings"]),
-            created_at=datetime.fromisoformat(data["created_at"]),
-            started_at=datetime.fromisoformat(data["started_at"]) if data["started_at"] else None,
-            uid=data["uid"],
+            settings=dict(data["settings"]), created_at=datetime.fromisoformat(data["created_at"]),
+            started_at=_time(data["started_at"]), uid=data["uid"],
             engine=adapter.load(data["engine"]) if data["engine"] is not None else None,
+            status=data["status"], ready=list(data["ready"]), previous=data["previous"],
+            deadline=_time(data["deadline"]), games=int(data["games"]),
         )
 
 
@@ -126,41 +144,46 @@ class Registry:
         for s in table.seats:
             self.unseat(table, s.user_id)
 
-    def _store(self) -> Store:
+    def require_store(self) -> Store:
+        """The store. Raises ``RuntimeError`` before start-up."""
         if self.store is None:
             raise RuntimeError("store not started")
         return self.store
 
     async def save(self, table: Table) -> None:
         """Persist the table (after every accepted change)."""
-        await self._store().save_live(table.group_id, table.game, table.to_json())
+        await self.require_store().save_live(table.group_id, table.game, table.to_json())
 
     async def close(self, table: Table) -> None:
         """Remove the table without a record (``/结束``, everyone left)."""
         self.remove(table)
-        await self._store().delete_live(table.group_id)
+        await self.require_store().delete_live(table.group_id)
 
-    async def finish(self, table: Table, record: FinishedGame) -> None:
-        """Write the finished game and drop the live table in one transaction, then forget
-        the table. Writing the same game twice is a no-op (its uid is unique)."""
-        await self._store().finish_game(record)
-        self.remove(table)
+    async def record_finished(self, table: Table) -> None:
+        """The game is over: mark the table finished (waiting for ``/继续``) and, in one
+        transaction, write the game's record and the table's new state. Writing the same
+        game twice is a no-op (its uid is unique)."""
+        record = end_record(table)
+        table.status = FINISHED
+        table.ready = []
+        table.deadline = None
+        table.previous = table.adapter.next_game_info(table.engine)
+        await self.require_store().finish_game(record, live=(table.game, table.to_json()))
 
-    async def restore(self) -> int:
-        """Load every saved table (at start-up). A saved game that had already ended is
-        recorded (once) and dropped. Returns the number of tables resumed."""
-        resumed = 0
-        for group_id, (_game, data) in (await self._store().load_live()).items():
+    async def restore(self) -> list[Table]:
+        """Load every saved table (at start-up). A game saved as over but not yet marked
+        finished is recorded now (once). Returns the tables resumed."""
+        resumed = []
+        for group_id, (_game, data) in (await self.require_store().load_live()).items():
             try:
                 table = Table.from_json(data)
             except Exception as err:  # noqa: BLE001 - keep going with the other tables
                 logger.error(f"cannot restore table of group {group_id}: {err!r}")
                 continue
-            if table.engine is not None and table.adapter.is_over(table.engine):
-                await self._store().finish_game(end_record(table))
-                continue
+            if table.status == PLAYING and table.adapter.is_over(table.engine):
+                await self.record_finished(table)
             self.add(table)
-            resumed += 1
+            resumed.append(table)
         return resumed
 
     def reset(self) -> None:
@@ -174,7 +197,6 @@ def end_record(table: Table) -> FinishedGame:
     return table.adapter.record(
         table.engine, table.seats, uid=table.uid or "", group_id=table.group_id,
         started_at=table.started_at or table.created_at, ended_at=now_utc(),
-        settings=table.settings,
     )
 
 

@@ -37,13 +37,16 @@ def pytest_configure(config: pytest.Config) -> None:
 async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
+    from plugins.paizhuo.actions import cancel_timers
     from plugins.paizhuo.tables import REGISTRY
 
+    cancel_timers()
     REGISTRY.reset()
     store = REGISTRY.store
     assert store is not None, "the plugin's startup hook should have opened the store"
     async with store.engine.begin() as conn:
-        for table in ("player_records", "game_records", "live_tables"):
+        for table in ("player_records", "game_records", "live_tables", "group_settings"):
             await conn.execute(text(f"DELETE FROM {table}"))
     yield
+    cancel_timers()
     REGISTRY.reset()

@@ -4,115 +4,34 @@ plugin must make them; a message is matched by the text it must contain."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from nonebot.adapters.onebot.v11 import (
-    Adapter,
-    Bot,
-    GroupMessageEvent,
-    Message,
-    MessageSegment,
-    PrivateMessageEvent,
+from chat_support import (
+    FRIENDS,
+    GROUP,
+    HANDS3,
+    OTHER_GROUP,
+    SPADE_A,
+    STRANGER,
+    A,
+    B,
+    C,
+    D,
+    Has,
+    engine_json,
+    expect_friends,
+    expect_group,
+    expect_private,
+    gmsg,
+    make_bot,
+    pmsg,
+    seat_table,
 )
-from nonebot.adapters.onebot.v11.event import Sender
+from nonebot.adapters.onebot.v11 import Message, MessageSegment
 from nonebug import App
 from support import cards
 
-from engine.cards import card
 from engine.zhuatewu.game import ZGame
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import REGISTRY, Table, now_utc
-
-GROUP = 5001
-OTHER_GROUP = 5002
-A, B, C, D, STRANGER = 101, 102, 103, 104, 199
-FRIENDS = [{"user_id": u, "nickname": str(u), "remark": ""} for u in (A, B, C, D, STRANGER)]
-_msg_id = iter(range(1, 10**6))
-
-
-class Has:
-    """Equals a message whose plain text contains every part (and @-mentions ``at``),
-    and never contains any of ``without``."""
-
-    def __init__(self, *parts: str, at: int | None = None, without: tuple[str, ...] = ()) -> None:
-        self.parts, self.at, self.without = parts, at, without
-
-    def __eq__(self, other: object) -> bool:
-        msg = other if isinstance(other, Message) else Message(other)  # type: ignore[arg-type]
-        text = msg.extract_plain_text()
-        ats = [int(seg.data["qq"]) for seg in msg if seg.type == "at"]
-        return (all(p in text for p in self.parts)
-                and (self.at is None or self.at in ats)
-                and not any(w in text for w in self.without))
-
-    def __repr__(self) -> str:
-        return f"Has({self.parts!r}, at={self.at}, without={self.without})"
-
-
-def gmsg(user: int, text: str | Message, role: str = "member", group: int = GROUP) -> GroupMessageEvent:
-    message = text if isinstance(text, Message) else Message(text)
-    return GroupMessageEvent(
-        time=1, self_id=10001, post_type="message", sub_type="normal", user_id=user,
-        message_type="group", message_id=next(_msg_id), message=message,
-        original_message=message, raw_message=str(message), font=14,
-        sender=Sender(user_id=user, nickname=f"玩家{user}", card="", role=role), group_id=group,
-        to_me=False,
-    )
-
-
-def pmsg(user: int, text: str) -> PrivateMessageEvent:
-    message = Message(text)
-    return PrivateMessageEvent(
-        time=1, self_id=10001, post_type="message", sub_type="friend", user_id=user,
-        message_type="private", message_id=next(_msg_id), message=message,
-        original_message=message, raw_message=text, font=14,
-        sender=Sender(user_id=user, nickname=f"玩家{user}"), to_me=True,
-    )
-
-
-def expect_group(ctx: Any, *parts: str, at: int | None = None, group: int = GROUP,
-                 without: tuple[str, ...] = ()) -> None:
-    ctx.should_call_api("send_group_msg", {"group_id": group, "message": Has(*parts, at=at, without=without)},
-                        {"message_id": next(_msg_id)})
-
-
-def expect_private(ctx: Any, user: int, *parts: str, fail: bool = False) -> None:
-    from nonebot.adapters.onebot.v11 import ActionFailed
-
-    ctx.should_call_api("send_private_msg", {"user_id": user, "message": Has(*parts)},
-                        None if fail else {"message_id": next(_msg_id)},
-                        exception=ActionFailed(status="failed", retcode=1200) if fail else None)
-
-
-def expect_friends(ctx: Any, friends: list[dict] = FRIENDS) -> None:
-    ctx.should_call_api("get_friend_list", {}, friends)
-
-
-def make_bot(ctx: Any) -> Bot:
-    import nonebot
-
-    return ctx.create_bot(base=Bot, adapter=nonebot.get_adapter(Adapter), self_id="10001")
-
-
-async def seat_table(hands: list[list[int]], leader: int = 0, group: int = GROUP) -> Table:
-    """A table in play with the given hands (seats A, B, C[, D])."""
-    users = [A, B, C, D][: len(hands)]
-    table = Table(group_id=str(group), game="抓特务", size=len(hands), opener=str(A),
-                  seats=[SeatView(str(u), f"玩家{u}") for u in users], settings={},
-                  created_at=now_utc(), started_at=now_utc(), uid=f"test-{group}",
-                  engine=ZGame.from_hands(hands, leader=leader))
-    REGISTRY.add(table)
-    await REGISTRY.save(table)
-    return table
-
-
-def engine_json(table: Table) -> str:
-    return json.dumps(table.engine.to_json(), sort_keys=True)
-
-
-SPADE_A = card(11, 0)
-HANDS3 = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
+from engine.zhuatewu.rules import ZRules
+from plugins.paizhuo.tables import FINISHED, REGISTRY
 
 
 # ---- /帮助 ---------------------------------------------------------------------------------
@@ -179,7 +98,7 @@ async def test_open_seats_the_opener_and_saves(app: App) -> None:
 # ---- /加入 /退出 and the start --------------------------------------------------------------
 async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
     monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 12345)
-    expected = ZGame.deal(3, ZRules_default(), 12345)
+    expected = ZGame.deal(3, ZRules(), 12345)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "/加入"))
@@ -205,10 +124,12 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
         ctx.receive_event(bot, gmsg(C, "/加入"))
         expect_friends(ctx)
         expect_group(ctx, "入座", "3/3")
-        expect_group(ctx, "开局", "轮到", at=[A, B, C][expected.turn])
+        expect_group(ctx, "开局", "等待特务私聊选择", without=("轮到",))
         for seat, user in enumerate((A, B, C)):
-            role = "特务" if expected.roles[seat] == "spy" else "平民"
-            expect_private(ctx, user, f"你是{role}", "手牌（18 张）")
+            if expected.roles[seat] == "spy":
+                expect_private(ctx, user, "你是特务", "手牌（18 张）", "请选择", "明牌")
+            else:
+                expect_private(ctx, user, "你是平民", "手牌（18 张）", "请稍等")
         ctx.receive_event(bot, gmsg(D, "/加入"))
         expect_group(ctx, "已经开始", at=D)
         ctx.receive_event(bot, gmsg(A, "/退出"))
@@ -218,12 +139,6 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
     assert table.engine.hands == expected.hands
     saved = await REGISTRY.store.load_live()
     assert saved[str(GROUP)][1]["engine"]["hands"] == expected.hands
-
-
-def ZRules_default():  # noqa: N802 - reads like the class
-    from engine.zhuatewu.rules import ZRules
-
-    return ZRules()
 
 
 async def test_last_one_out_closes_waiting_table(app: App) -> None:
@@ -253,7 +168,7 @@ async def test_end_permissions(app: App) -> None:
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
             ctx.receive_event(bot, gmsg(user, "/结束", role=role))
-            expect_group(ctx, "牌局已结束", "不计分")
+            expect_group(ctx, "牌桌已关闭", "不计分")
         assert REGISTRY.get(str(GROUP)) is None
         assert REGISTRY.table_of_user(str(B)) is None
         assert await REGISTRY.store.load_live() == {}
@@ -358,14 +273,14 @@ async def test_game_end_posts_result_and_records_once(app: App) -> None:
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "出完了，第 1 名")
         expect_private(ctx, B, "你的牌已出完")
-        expect_group(ctx, "本局结束：特务胜", "特务：玩家102", "积分", "+2", "-1")
-    assert REGISTRY.get(str(GROUP)) is None and REGISTRY.table_of_user(str(A)) is None
-    assert await REGISTRY.store.load_live() == {}
+        expect_group(ctx, "本局结束：特务胜", "特务：玩家102", "积分", "+2", "-1", "/继续")
+    assert REGISTRY.get(str(GROUP)) is table and table.status == FINISHED
+    saved = await REGISTRY.store.load_live()
+    assert saved[str(GROUP)][1]["status"] == FINISHED
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(B))
     assert (stats.games, stats.wins, stats.points) == (1, 1, 2)
     [stats_a] = await REGISTRY.store.player_stats(str(GROUP), str(A))
     assert (stats_a.losses, stats_a.points) == (1, -1)
-    del table
 
 
 # ---- /手牌 /牌桌 /战绩 -----------------------------------------------------------------------
@@ -392,7 +307,7 @@ async def test_table_view(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/牌桌"))
-        expect_group(ctx, "本群没有牌桌", at=A)
+        expect_group(ctx, "本群还没有牌桌", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务 四人"))
         expect_friends(ctx)
         expect_group(ctx, "开了一桌")

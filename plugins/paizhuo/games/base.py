@@ -1,20 +1,22 @@
 """The interface every game offers the chat layer.
 
 A :class:`GameAdapter` turns a table's seats and settings into an engine game, applies
-players' moves to it, and renders what the group and each player see (RULES.md G-4).
-The table, locking, persistence and sending are the same for every game and live in
-``tables.py`` and the matchers.
+players' moves and private answers to it, and says what the group and each player see
+(RULES.md G-4) as a list of :class:`Say`. The table, locking, timers, persistence and
+sending are the same for every game and live in ``tables.py`` and ``actions.py``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame
+from engine.settings import Schema
 
 
 class UsageError(ValueError):
@@ -29,19 +31,34 @@ class SeatView:
     name: str
 
 
+@dataclass(slots=True)
+class Say:
+    """One message: to the group (``seat is None``) or privately to a seat."""
+
+    message: Message | str
+    seat: int | None = None
+
+
 class GameAdapter(ABC):
     """One game's chat-layer adapter. ``name`` is the Chinese game name used in commands
-    (e.g. ``抓特务``); ``engine`` objects are whatever the game's engine uses."""
+    (e.g. ``抓特务``); ``schema`` its group settings; engine objects are whatever the
+    game's engine uses."""
 
     name: str = ""
+    schema: Schema
 
     @abstractmethod
     def parse_size(self, arg: str) -> int:
         """Seat count from the ``/开局`` argument (e.g. ``四人``). Raises :class:`UsageError`."""
 
     @abstractmethod
-    def new_game(self, size: int, settings: dict, seed: int) -> Any:
-        """Deal a new game for ``size`` seats (seat order = join order, G-2)."""
+    def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> Any:
+        """Deal a new game for ``size`` seats (seat order = join order, G-2); ``previous``
+        is :meth:`next_game_info` of the last game at the same table, if any."""
+
+    @abstractmethod
+    def next_game_info(self, game: Any) -> dict:
+        """What the next game at the same table needs from this finished one."""
 
     @abstractmethod
     def dump(self, game: Any) -> dict:
@@ -52,46 +69,48 @@ class GameAdapter(ABC):
         """Inverse of :meth:`dump`."""
 
     @abstractmethod
-    def turn(self, game: Any) -> int | None:
-        """The seat to act, ``None`` when over."""
-
-    @abstractmethod
     def is_over(self, game: Any) -> bool:
         """Whether the game has a result."""
 
     @abstractmethod
-    def play(self, game: Any, seat: int, text: str) -> Any:
-        """Apply ``出 <text>``; returns a move record. Raises ``engine.errors.MoveError``."""
+    def prompt_seconds(self, game: Any) -> int | None:
+        """Seconds to wait for private answers now, ``None`` when nobody is asked."""
 
     @abstractmethod
-    def pass_turn(self, game: Any, seat: int) -> Any:
-        """Apply ``过``; returns a move record. Raises ``engine.errors.MoveError``."""
+    def start(self, game: Any, seats: list[SeatView]) -> list[Say]:
+        """Everything said when a game is dealt: table, hands, prompts."""
 
     @abstractmethod
-    def render_start(self, game: Any, seats: list[SeatView]) -> Message:
-        """Group message when the game starts."""
+    def play(self, game: Any, seats: list[SeatView], seat: int, text: str | None) -> list[Say]:
+        """``出 <text>`` (``text``) or ``过`` (``None``) by ``seat``. Raises
+        ``engine.errors.MoveError`` and then changes nothing."""
 
     @abstractmethod
-    def render_move(self, game: Any, seats: list[SeatView], move: Any) -> Message:
-        """Group message after an accepted move (G-4)."""
+    def answer(self, game: Any, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
+        """A private answer (e.g. ``还 <牌>``, ``明``). ``None`` when ``text`` is not an
+        answer of this game; raises ``engine.errors.MoveError`` when it is refused."""
 
     @abstractmethod
-    def render_table(self, game: Any, seats: list[SeatView]) -> Message:
+    def timeout(self, game: Any, seats: list[SeatView]) -> list[Say]:
+        """The private answers' time ran out: take every default (G-4)."""
+
+    @abstractmethod
+    def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
+        """Private message: the seat's hand and role (G-1 notation)."""
+
+    def reminder(self, game: Any, seats: list[SeatView], seat: int) -> str:
+        """The private question ``seat`` still has to answer (re-sent with ``/手牌``)."""
+        return ""
+
+    @abstractmethod
+    def table(self, game: Any, seats: list[SeatView]) -> Message:
         """The public table for ``/牌桌``."""
 
     @abstractmethod
-    def render_hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
-        """Private message: the seat's hand and role (G-1 notation)."""
-
-    @abstractmethod
-    def render_end(self, game: Any, seats: list[SeatView]) -> Message:
+    def end(self, game: Any, seats: list[SeatView]) -> Message:
         """Group message when the game is over: order, sides, result, points."""
 
     @abstractmethod
     def record(self, game: Any, seats: list[SeatView], uid: str, group_id: str,
-               started_at: Any, ended_at: Any, settings: dict) -> FinishedGame:
+               started_at: datetime, ended_at: datetime) -> FinishedGame:
         """The finished-game record for the db."""
-
-    def hand_changed(self, move: Any) -> bool:
-        """Whether ``move`` changed its maker's hand (so they get the new one)."""
-        return bool(getattr(move, "cards", None))

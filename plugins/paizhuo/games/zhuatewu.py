@@ -1,21 +1,25 @@
-"""抓特务 in the chat: opening sizes, moves and every message the group and players see
-(RULES.md Z, G-4). Hidden spies are never named before the end."""
+"""抓特务 in the chat: opening sizes, moves, tribute returns, declaring, and every message
+the group and players see (RULES.md Z, G-4). A hidden spy is never named before the end:
+not in a group message, a reply, a prompt, or by who is waited on."""
 
 from __future__ import annotations
 
-from typing import Any
+import unicodedata
+from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import card_name, format_cards
+from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
+from engine.errors import MoveError
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, Move, ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games.base import GameAdapter, SeatView, UsageError
+from engine.zhuatewu.rules import SCHEMA, ZRules
+from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, UsageError
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}
 RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
+DECLARE_TEXT = {"明": "明特务（积分 ×2）", "明牌": "明牌（手牌公开，积分 ×4）", "暗": "暗特务（不亮身份）"}
 
 
 def at(user_id: str) -> MessageSegment:
@@ -32,20 +36,20 @@ class ZhuatewuAdapter(GameAdapter):
     """抓特务 for 3 or 4 seats with the group's rule settings (Z)."""
 
     name = "抓特务"
+    schema = SCHEMA
 
     def parse_size(self, arg: str) -> int:
         """``三人`` / ``四人`` / ``3`` / ``4`` / ``3人`` / ``4人`` → 3 or 4 (Z-1)."""
-        size = SIZES.get(arg.strip())
+        size = SIZES.get(unicodedata.normalize("NFKC", arg).strip())
         if size is None:
             raise UsageError("请写明人数：/开局 抓特务 三人 或 /开局 抓特务 四人")
         return size
 
-    def rules(self, settings: dict) -> ZRules:
-        """The variant object for a table's settings."""
-        return ZRules.from_json(settings)
+    def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> ZGame:
+        return ZGame.deal(size, ZRules.from_json(settings), seed, previous=previous)
 
-    def new_game(self, size: int, settings: dict, seed: int) -> ZGame:
-        return ZGame.deal(size, self.rules(settings), seed)
+    def next_game_info(self, game: ZGame) -> dict:
+        return game.next_game_info()
 
     def dump(self, game: ZGame) -> dict:
         return game.to_json()
@@ -53,19 +57,18 @@ class ZhuatewuAdapter(GameAdapter):
     def load(self, data: dict) -> ZGame:
         return ZGame.from_json(data)
 
-    def turn(self, game: ZGame) -> int | None:
-        return None if game.over else game.turn
-
     def is_over(self, game: ZGame) -> bool:
         return game.over
 
-    def play(self, game: ZGame, seat: int, text: str) -> Move:
-        return game.play_text(seat, text)
+    def prompt_seconds(self, game: ZGame) -> int | None:
+        if game.over or game.phase == "play":
+            return None
+        return game.rules.prompt_seconds
 
-    def pass_turn(self, game: ZGame, seat: int) -> Move:
-        return game.pass_turn(seat)
+    def _seconds(self, game: ZGame) -> int:
+        return game.rules.prompt_seconds
 
-    # ---- rendering ---------------------------------------------------------------------
+    # ---- text helpers ----------------------------------------------------------------------
     def _cards(self, game: ZGame, cards: list[int]) -> str:
         return format_cards(cards, game.rules.rank_order())
 
@@ -79,21 +82,109 @@ class ZhuatewuAdapter(GameAdapter):
         reading = game.lead_reading()
         return msg + f" 出牌：要大过 {seats[owner].name} 的 {self._cards(game, cards)}（{reading.name}），或 过"
 
-    def _counts(self, game: ZGame, seats: list[SeatView]) -> str:
-        """Z-6 显示张数: every active seat's card count."""
-        return "张数：" + "，".join(
-            f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s]
-        )
+    def _role_line(self, game: ZGame, seat: int) -> str:
+        if game.roles[seat] != SPY:
+            return "你是平民。找出特务，帮同伴先走！"
+        dealt = set(game.hands[seat]).union(*(cards for s, cards in game.log if s == seat))
+        dealt |= {c for e in game.exchanges if e["receiver"] == seat for c in e["given"]}
+        mine = "、".join(card_name(c) for c in game.spy_cards if c in dealt)
+        if game.players == 3:
+            return f"你是特务（持 {mine}），另外两人都是平民。"
+        if game.lone_spy():
+            return f"你是特务，独自持有两张特务牌（{mine}），一人对抗三名平民（打独头）。"
+        partner = [s for s in game.declared_spies() if s != seat]
+        if partner:
+            return f"你是特务（持 {mine}），另一名特务已亮明身份。"
+        return f"你是特务（持 {mine}）。另一名特务是谁，你并不知道。"
 
-    def render_start(self, game: ZGame, seats: list[SeatView]) -> Message:
-        lone = "（4 人，特务牌：" + "、".join(card_name(c) for c in game.spy_cards) + "）" \
-            if game.players == 4 else "（3 人，特务牌：♠A）"
+    def hand(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
+        hand = game.hands[seat]
+        head = f"【抓特务】{self._role_line(game, seat)}"
+        if not hand:
+            return f"{head}\n你的牌已出完。"
+        return (f"{head}\n你的手牌（{len(hand)} 张）：\n{self._cards(game, hand)}\n"
+                "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过")
+
+    def reminder(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
+        if game.phase == "tribute" and game.next_return(seat):
+            return self._return_prompt(game, seats, seat)
+        if game.phase == "declare" and seat in game.awaiting_declare():
+            return self._declare_prompt(game, seat)
+        return ""
+
+    def _return_prompt(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
+        exchange = game.next_return(seat)
+        if exchange is None:
+            return ""
+        return (f"请还给 {seats[exchange['giver']].name} {exchange['count']} 张牌：私聊回复 还 <牌>"
+                f"（不能还 A 和特务牌；{self._seconds(game)} 秒内不回复，自动还最小的牌）")
+
+    def _declare_prompt(self, game: ZGame, seat: int) -> str:
+        if game.roles[seat] != SPY:
+            return "你是平民，请稍等：特务正在选择明/暗。"
+        options = "；".join(f"{c}：{DECLARE_TEXT[c]}" for c in game.declare_choices())
+        return (f"请选择，私聊回复 {' / '.join(game.declare_choices())}（{options}）。"
+                f"{self._seconds(game)} 秒内不回复视为暗。")
+
+    def _waiting_line(self, game: ZGame) -> str:
+        if game.phase == "tribute":
+            return f"等待还贡：收到贡牌的人私聊回复 还 <牌>（限时 {self._seconds(game)} 秒）。"
+        return f"等待特务私聊选择 明 / 明牌 / 暗（限时 {self._seconds(game)} 秒）。"
+
+    def _play_start(self, game: ZGame, seats: list[SeatView]) -> Message:
+        """Declared spies announced (Z-9), then the first prompt."""
+        lines = []
+        for s in game.declared_spies():
+            if game.declared[s] == "明牌":
+                lines.append(f"{seats[s].name} 是特务，明牌！手牌：{self._cards(game, game.hands[s])}")
+            else:
+                lines.append(f"{seats[s].name} 亮明：我是特务！")
+        return Message("".join(line + "\n" for line in lines)) + self._prompt(game, seats)
+
+    def _phase_says(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
+        """What the group and players are told when a phase begins after another."""
+        if game.phase == "play":
+            return [Say(self._play_start(game, seats))]
+        if game.phase == "declare":
+            return [Say(self._waiting_line(game)),
+                    *(Say(f"【抓特务】{self._declare_prompt(game, s)}", s) for s in range(game.players))]
+        return [Say(self._waiting_line(game))]
+
+    # ---- flows ------------------------------------------------------------------------------
+    def start(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
+        spy = "、".join(card_name(c) for c in game.spy_cards)
         names = " → ".join(f"{i + 1}.{s.name}" for i, s in enumerate(seats))
-        msg = Message(f"【抓特务】开局！{lone}\n座次：{names}\n庄家：{seats[game.dealer].name}。"
-                      "手牌已私聊发出，发送 /手牌 可重发。\n")
-        return msg + self._prompt(game, seats)
+        lines = [f"【抓特务】开局！（{game.players} 人，特务牌：{spy}）", f"座次：{names}",
+                 f"庄家：{seats[game.dealer].name}。手牌已私聊发出，发送 /手牌 可重发。"]
+        for e in game.exchanges:
+            lines.append(f"进贡：{seats[e['giver']].name} → {seats[e['receiver']].name} {e['count']} 张")
+        head = "\n".join(lines) + "\n"
+        if game.phase == "play":
+            says = [Say(Message(head) + self._play_start(game, seats))]
+        else:
+            says = [Say(head + self._waiting_line(game))]
+        for s in range(game.players):
+            parts = [self.hand(game, seats, s)]
+            for e in game.exchanges:
+                if e["giver"] == s:
+                    parts.append(f"你进贡给 {seats[e['receiver']].name}：{self._cards(game, e['given'])}")
+                if e["receiver"] == s:
+                    parts.append(f"{seats[e['giver']].name} 进贡给你：{self._cards(game, e['given'])}")
+            if game.phase == "tribute" and game.next_return(s):
+                parts.append(self._return_prompt(game, seats, s))
+            if game.phase == "declare":
+                parts.append(self._declare_prompt(game, s))
+            says.append(Say("\n".join(parts), s))
+        return says
 
-    def render_move(self, game: ZGame, seats: list[SeatView], move: Move) -> Message:
+    def play(self, game: ZGame, seats: list[SeatView], seat: int, text: str | None) -> list[Say]:
+        move = game.pass_turn(seat) if text is None else game.play_text(seat, text)
+        says = [Say(self._render_move(game, seats, move))]
+        if move.cards:
+            says.append(Say(self.hand(game, seats, seat), seat))
+        return says
+
+    def _render_move(self, game: ZGame, seats: list[SeatView], move: Move) -> Message:
         name = seats[move.seat].name
         if move.reading is not None:
             lines = [f"{name} 出 {self._cards(game, move.cards)}（{move.reading.name}）"]
@@ -103,6 +194,8 @@ class ZhuatewuAdapter(GameAdapter):
             lines.append(f"{name} 出完了，第 {move.place} 名！")
         elif move.report is not None:
             lines.append(f"报牌：{name} 只剩 {move.report} 张！")
+        if move.cards and move.seat in game.open_seats() and game.hands[move.seat]:
+            lines.append(f"{name}（明牌）手牌：{self._cards(game, game.hands[move.seat])}")
         if move.trick_won is not None:
             winner = seats[move.trick_won].name
             if move.jiefeng:
@@ -112,48 +205,94 @@ class ZhuatewuAdapter(GameAdapter):
         if game.over:
             return Message("\n".join(lines))
         if game.rules.show_counts:
-            lines.append(self._counts(game, seats))
+            lines.append("张数：" + "，".join(
+                f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s]))
         return Message("\n".join(lines) + "\n") + self._prompt(game, seats)
 
-    def render_table(self, game: ZGame, seats: list[SeatView]) -> Message:
+    def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
+        t = unicodedata.normalize("NFKC", text).strip()
+        if t in ("明", "明牌", "暗", "明特务", "暗特务"):
+            choice = {"明特务": "明", "暗特务": "暗"}.get(t, t)
+            game.declare(seat, choice)
+            says = [Say(f"你选择了：{DECLARE_TEXT[choice]}", seat)]
+            if game.phase == "play":
+                says += self._phase_says(game, seats)
+            return says
+        if t.startswith("还"):
+            return self._return(game, seats, seat, t[1:].strip())
+        return None
+
+    def _return(self, game: ZGame, seats: list[SeatView], seat: int, body: str) -> list[Say]:
+        exchange = game.next_return(seat) if game.phase == "tribute" else None
+        if exchange is None:
+            raise MoveError("not_tribute", "你现在不需要还贡")
+        try:
+            cards = resolve(parse_cards(body), game.hands[seat], protected=game.spy_cards)
+        except NotationError as err:
+            raise MoveError("notation", f"{err}。请回复：还 <牌>，例如 还 3") from None
+        except CardsNotHeld:
+            raise MoveError("not_held", "你的手牌里没有这些牌") from None
+        exchange = game.return_tribute(seat, cards)
+        return self._returned(game, seats, [exchange], auto=False)
+
+    def _returned(self, game: ZGame, seats: list[SeatView], exchanges: list[dict],
+                  auto: bool) -> list[Say]:
+        says: list[Say] = []
+        for e in exchanges:
+            giver, receiver = e["giver"], e["receiver"]
+            cards = self._cards(game, e["returned"])
+            note = "（超时自动）" if auto else ""
+            says.append(Say(f"{self.hand(game, seats, receiver)}\n你已还给 {seats[giver].name}：{cards}{note}"
+                            + ("\n" + self._return_prompt(game, seats, receiver)
+                               if game.next_return(receiver) else ""), receiver))
+            says.append(Say(f"{self.hand(game, seats, giver)}\n{seats[receiver].name} 还给你：{cards}", giver))
+            says.append(Say(f"{seats[receiver].name} 已还贡给 {seats[giver].name}{note}。"))
+        if game.phase != "tribute":
+            says += self._phase_says(game, seats)
+        return says
+
+    def timeout(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
+        if game.phase == "tribute":
+            return self._returned(game, seats, game.tribute_timeout(), auto=True)
+        if game.phase == "declare":
+            game.declare_timeout()
+            return [Say("特务选择时间到。"), *self._phase_says(game, seats)]
+        return []
+
+    def table(self, game: ZGame, seats: list[SeatView]) -> Message:
         lines = [f"【抓特务】{game.players} 人局"]
         for s, seat in enumerate(seats):
-            status = ""
+            status = []
+            if game.declared[s] in ("明", "明牌"):
+                status.append("明特务" if game.declared[s] == "明" else "明牌特务")
             if s in game.out:
-                status = f"（第 {game.out.index(s) + 1} 名）"
+                status.append(f"第 {game.out.index(s) + 1} 名")
             elif game.rules.show_counts or len(game.hands[s]) <= game.rules.report_at:
-                status = f"（{len(game.hands[s])} 张）"
-            lines.append(f"{s + 1}. {seat.name}{status}")
+                status.append(f"{len(game.hands[s])} 张")
+            line = f"{s + 1}. {seat.name}" + (f"（{'，'.join(status)}）" if status else "")
+            if s in game.open_seats() and game.hands[s]:
+                line += f" 手牌：{self._cards(game, game.hands[s])}"
+            lines.append(line)
         if game.over:
             return Message("\n".join(lines))
+        if game.phase == "tribute":
+            return Message("\n".join([*lines, "等待还贡。"]))
+        if game.phase == "declare":
+            return Message("\n".join([*lines, "等待特务选择明/暗。"]))
         return Message("\n".join(lines) + "\n") + self._prompt(game, seats)
 
-    def render_hand(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
-        hand = game.hands[seat]
-        if game.roles[seat] == SPY:
-            dealt = set(hand).union(*(cards for s, cards in game.log if s == seat))
-            mine = "、".join(card_name(c) for c in game.spy_cards if c in dealt)
-            if game.players == 3:
-                role = f"你是特务（持 {mine}），另外两人都是平民。"
-            elif game.lone_spy():
-                role = f"你是特务，独自持有两张特务牌（{mine}），一人对抗三名平民（打独头）。"
-            else:
-                role = f"你是特务（持 {mine}）。另一名特务是谁，你并不知道。"
-        else:
-            role = "你是平民。找出特务，帮同伴先走！"
-        if not hand:
-            return f"【抓特务】{role}\n你的牌已出完。"
-        return (f"【抓特务】{role}\n你的手牌（{len(hand)} 张）：\n{self._cards(game, hand)}\n"
-                "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过")
-
-    def render_end(self, game: ZGame, seats: list[SeatView]) -> Message:
+    def end(self, game: ZGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
-        spies = "、".join(seats[s].name for s in game.spies())
+        spies = "、".join(seats[s].name + (f"（{game.declared[s]}）" if game.declared[s] in ("明", "明牌")
+                                           else "") for s in game.spies())
         civilians = "、".join(seats[s].name for s in range(game.players) if game.roles[s] == CIVILIAN)
         order = " ".join(f"{i + 1}.{seats[s].name}" for i, s in enumerate(game.out))
         lines = [f"【抓特务】本局结束：{OUTCOME_TEXT[result['outcome']]}！",
                  f"名次：{order}",
                  f"特务：{spies}；平民：{civilians}"]
+        stakes = [s for s in game.spies() if game.stakes[s] > 1]
+        if stakes:
+            lines.append("倍数：" + "，".join(f"{seats[s].name} ×{game.stakes[s]}" for s in stakes))
         for s in range(game.players):
             if game.hands[s]:
                 lines.append(f"{seats[s].name} 剩牌：{self._cards(game, game.hands[s])}")
@@ -163,7 +302,7 @@ class ZhuatewuAdapter(GameAdapter):
         return Message("\n".join(lines))
 
     def record(self, game: ZGame, seats: list[SeatView], uid: str, group_id: str,
-               started_at: Any, ended_at: Any, settings: dict) -> FinishedGame:
+               started_at: datetime, ended_at: datetime) -> FinishedGame:
         result = game.result or {}
         players = [
             FinishedPlayer(user_id=seats[s].user_id, seat=s + 1, role=ROLE_NAMES[game.roles[s]],
@@ -174,5 +313,7 @@ class ZhuatewuAdapter(GameAdapter):
         return FinishedGame(uid=uid, game=self.name, group_id=group_id, started_at=started_at,
                             ended_at=ended_at, settings=game.rules.to_json(),
                             summary={"outcome": result["outcome"], "out": list(game.out),
-                                     "dealer": game.dealer, "seed": game.seed},
+                                     "dealer": game.dealer, "seed": game.seed,
+                                     "declared": list(game.declared), "stakes": list(game.stakes),
+                                     "exchanges": game.exchanges},
                             players=players)

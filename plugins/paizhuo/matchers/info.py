@@ -1,4 +1,4 @@
-"""``/手牌``, ``/帮助``, ``/战绩``: information for players."""
+"""``/手牌``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, Message
 from nonebot.params import CommandArg
 
 from plugins.paizhuo import actions
+from plugins.paizhuo.matchers.depends import is_manager
 from plugins.paizhuo.stats import render_stats
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）
-开桌：/开局 抓特务 三人 | 四人
-入座：/加入　离开：/退出（开始前）
+开桌：/开局 抓特务 三人 | 四人　入座：/加入　离座：/退出
 出牌：出 778899　不要：过 或 不要（可不带 /）
-查看：/手牌（私聊重发手牌）/牌桌（重发桌面）/战绩 [@某人]
-结束：/结束（开局人、群主、管理员，不计分）
+私聊机器人：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）
+一局结束后：/继续（全员发送后开下一局，有进贡）；/退出 关桌
+查看：/手牌（私聊重发手牌）/牌桌 /战绩 [@某人] /规则
+管理：/设置 抓特务 <项> <值>、/设置 抓特务 默认（群主、管理员）；/结束（开局人、群主、管理员）
 记牌：3 4 5 6 7 8 9 10 J Q K A 2，10 也可写 T 或 0，小王=小，大王=大；
 花色可写 ♠♥♣♦、黑桃/红桃/梅花/方块 或 s h c d，例如 出 ♥3 或 出 h3；
 空格随意：778899 = 7 7 8 8 9 9 = ７７８８９９；同牌有多种牌型时在牌后写牌型，如 出 333444 三连。
@@ -23,6 +25,20 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
 help_cmd = on_command("帮助", aliases={"help", "牌桌帮助"}, priority=10, block=True)
 stats_cmd = on_command("战绩", priority=10, block=True)
+rules_cmd = on_command("规则", priority=10, block=True)
+set_cmd = on_command("设置", priority=10, block=True)
+
+
+@rules_cmd.handle()
+async def _(event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    await rules_cmd.finish(await actions.show_rules(str(event.group_id), args.extract_plain_text()))
+
+
+@set_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    text = await actions.change_setting(str(event.group_id), args.extract_plain_text(),
+                                        is_manager(bot, event))
+    await set_cmd.finish(text)
 
 
 @hand_cmd.handle()

@@ -1,0 +1,113 @@
+"""Shared helpers of the nonebug tests: events, expected API calls, a seated table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nonebot.adapters.onebot.v11 import (
+    Adapter,
+    Bot,
+    GroupMessageEvent,
+    Message,
+    PrivateMessageEvent,
+)
+from nonebot.adapters.onebot.v11.event import Sender
+from support import cards
+
+from engine.cards import card
+from engine.zhuatewu.game import ZGame
+from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+
+GROUP = 5001
+OTHER_GROUP = 5002
+A, B, C, D, STRANGER = 101, 102, 103, 104, 199
+FRIENDS = [{"user_id": u, "nickname": str(u), "remark": ""} for u in (A, B, C, D, STRANGER)]
+_msg_id = iter(range(1, 10**6))
+
+
+class Has:
+    """Equals a message whose plain text contains every part (and @-mentions ``at``),
+    and never contains any of ``without``."""
+
+    def __init__(self, *parts: str, at: int | None = None, without: tuple[str, ...] = ()) -> None:
+        self.parts, self.at, self.without = parts, at, without
+
+    def __eq__(self, other: object) -> bool:
+        msg = other if isinstance(other, Message) else Message(other)  # type: ignore[arg-type]
+        text = msg.extract_plain_text()
+        ats = [int(seg.data["qq"]) for seg in msg if seg.type == "at"]
+        return (all(p in text for p in self.parts)
+                and (self.at is None or self.at in ats)
+                and not any(w in text for w in self.without))
+
+    def __repr__(self) -> str:
+        return f"Has({self.parts!r}, at={self.at}, without={self.without})"
+
+
+def gmsg(user: int, text: str | Message, role: str = "member", group: int = GROUP) -> GroupMessageEvent:
+    message = text if isinstance(text, Message) else Message(text)
+    return GroupMessageEvent(
+        time=1, self_id=10001, post_type="message", sub_type="normal", user_id=user,
+        message_type="group", message_id=next(_msg_id), message=message,
+        original_message=message, raw_message=str(message), font=14,
+        sender=Sender(user_id=user, nickname=f"玩家{user}", card="", role=role), group_id=group,
+        to_me=False,
+    )
+
+
+def pmsg(user: int, text: str) -> PrivateMessageEvent:
+    message = Message(text)
+    return PrivateMessageEvent(
+        time=1, self_id=10001, post_type="message", sub_type="friend", user_id=user,
+        message_type="private", message_id=next(_msg_id), message=message,
+        original_message=message, raw_message=text, font=14,
+        sender=Sender(user_id=user, nickname=f"玩家{user}"), to_me=True,
+    )
+
+
+def expect_group(ctx: Any, *parts: str, at: int | None = None, group: int = GROUP,
+                 without: tuple[str, ...] = ()) -> None:
+    ctx.should_call_api("send_group_msg", {"group_id": group, "message": Has(*parts, at=at, without=without)},
+                        {"message_id": next(_msg_id)})
+
+
+def expect_private(ctx: Any, user: int, *parts: str, fail: bool = False) -> None:
+    from nonebot.adapters.onebot.v11 import ActionFailed
+
+    ctx.should_call_api("send_private_msg", {"user_id": user, "message": Has(*parts)},
+                        None if fail else {"message_id": next(_msg_id)},
+                        exception=ActionFailed(status="failed", retcode=1200) if fail else None)
+
+
+def expect_friends(ctx: Any, friends: list[dict] = FRIENDS) -> None:
+    ctx.should_call_api("get_friend_list", {}, friends)
+
+
+def make_bot(ctx: Any) -> Bot:
+    import nonebot
+
+    return ctx.create_bot(base=Bot, adapter=nonebot.get_adapter(Adapter), self_id="10001")
+
+
+async def seat_table(hands: list[list[int]], leader: int = 0, group: int = GROUP) -> Table:
+    """A table in play with the given hands (seats A, B, C[, D])."""
+    users = [A, B, C, D][: len(hands)]
+    table = Table(group_id=str(group), game="抓特务", size=len(hands), opener=str(A),
+                  seats=[SeatView(str(u), f"玩家{u}") for u in users], settings={},
+                  created_at=now_utc(), started_at=now_utc(), uid=f"test-{group}",
+                  engine=ZGame.from_hands(hands, leader=leader), status=PLAYING)
+    REGISTRY.add(table)
+    await REGISTRY.save(table)
+    return table
+
+
+def engine_json(table: Table) -> str:
+    return json.dumps(table.engine.to_json(), sort_keys=True)
+
+
+SPADE_A = card(11, 0)
+HANDS3 = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
+
+
