@@ -37,6 +37,8 @@ class SimPlayer:
     hand: list[int] = field(default_factory=list)
     role_text: str = ""
     moves: int = 0
+    declare: str = "暗"
+    answers: list[str] = field(default_factory=list)
 
     def learn(self, sent: Sent) -> None:
         """Read a private message from the bot: role line and hand line."""
@@ -48,6 +50,18 @@ class SimPlayer:
                 self.hand = sorted(ranks_of(lines[i + 1])) if i + 1 < len(lines) else []
             if "你的牌已出完" in line:
                 self.hand = []
+
+    def respond(self, sent: Sent) -> str | None:
+        """The private answer to a question from the bot, if it asks one: ``明``/``明牌``
+        /``暗`` when asked to declare, ``还 <lowest cards>`` when asked to return tribute."""
+        if "请选择，私聊回复" in sent.text:
+            return self.declare
+        m = re.search(r"请还给 \S+ (\d+) 张牌", sent.text)
+        if m:
+            need = int(m.group(1))
+            ok = [r for r in self.hand if RANKS[r] != "A"]
+            return "还 " + "".join(RANKS[r] for r in ok[:need])
+        return None
 
     def decide(self, prompt: str) -> str:
         """The command to send for a ``轮到`` prompt."""
@@ -78,43 +92,71 @@ async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
 
     Raises ``TimeoutError`` if the bot stops answering.
     """
-    listener = hand_listener(players)
-    sim.listeners.append(listener)
-    try:
+    attach(sim, players)
+    since = sim.mark()
+    await sim.group_message(group_id, players[0].user_id, f"/开局 {game_args}")
+    await sim.wait_for_text("开了一桌", kind="group", target=group_id, since=since, timeout=timeout)
+    for p in players[1:]:
         since = sim.mark()
-        await sim.group_message(group_id, players[0].user_id, f"/开局 {game_args}")
-        await sim.wait_for_text("开了一桌", kind="group", target=group_id, since=since, timeout=timeout)
-        for p in players[1:]:
-            since = sim.mark()
-            await sim.group_message(group_id, p.user_id, "/加入")
-            await sim.wait_for_text("入座", kind="group", target=group_id, since=since, timeout=timeout)
-        return await continue_table(sim, group_id, players, since=since, timeout=timeout,
-                                    max_moves=max_moves, stop_after=stop_after)
-    finally:
-        sim.listeners.remove(listener)
+        await sim.group_message(group_id, p.user_id, "/加入")
+        await sim.wait_for_text("入座", kind="group", target=group_id, since=since, timeout=timeout)
+    return await continue_table(sim, group_id, players, since=since, timeout=timeout,
+                                max_moves=max_moves, stop_after=stop_after)
 
 
-def hand_listener(players: list[SimPlayer]):
-    """A simulator listener that feeds each player the private messages sent to them."""
+async def next_game(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
+                    timeout: float = 120.0) -> Sent | None:
+    """Every player sends ``/继续``; the next game (with tribute and declaring) is played
+    to its end, which is returned."""
+    attach(sim, players)
+    since = sim.mark()
+    for p in players:
+        await sim.group_message(group_id, p.user_id, "/继续")
+    await sim.wait_for_text("开局", kind="group", target=group_id, since=since, timeout=timeout)
+    return await continue_table(sim, group_id, players, since=since, timeout=timeout)
+
+
+_attached: dict[int, set[int]] = {}
+
+
+def attach(sim: OneBotSim, players: list[SimPlayer]) -> None:
+    """Feed ``players`` their private messages from ``sim`` and let them answer the bot's
+    private questions, from now on (once per simulator and player)."""
+    seen = _attached.setdefault(id(sim), set())
+    new = [p for p in players if p.user_id not in seen]
+    if new:
+        sim.listeners.append(hand_listener(new, sim))
+        seen.update(p.user_id for p in new)
+
+
+def hand_listener(players: list[SimPlayer], sim: OneBotSim | None = None):
+    """A simulator listener that feeds each player the private messages sent to them and,
+    with ``sim``, sends their private answers to the bot's questions."""
     by_id = {p.user_id: p for p in players}
 
     def on_sent(sent: Sent) -> None:
         if sent.kind == "private" and sent.target in by_id and sent.ok:
-            by_id[sent.target].learn(sent)
+            player = by_id[sent.target]
+            player.learn(sent)
+            answer = player.respond(sent) if sim is not None else None
+            if answer is not None:
+                player.answers.append(answer)
+                task = asyncio.get_running_loop().create_task(sim.private_message(player.user_id, answer))
+                _pending.add(task)
+                task.add_done_callback(_pending.discard)
 
     return on_sent
+
+
+_pending: set[asyncio.Task] = set()
 
 
 async def continue_table(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
                          since: int = 0, timeout: float = 120.0, max_moves: int = 2000,
                          stop_after: int | None = None) -> Sent | None:
     """Play on from the first ``轮到`` prompt at or after ``since`` until the end message."""
-    listener = hand_listener(players)
-    sim.listeners.append(listener)
-    try:
-        return await _play_on(sim, group_id, players, since, timeout, max_moves, stop_after)
-    finally:
-        sim.listeners.remove(listener)
+    attach(sim, players)
+    return await _play_on(sim, group_id, players, since, timeout, max_moves, stop_after)
 
 
 async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], since: int,

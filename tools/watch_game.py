@@ -1,4 +1,4 @@
-"""Watch a whole game without QQ: ``python tools/watch_game.py [3|4]``.
+"""Watch whole games without QQ: ``python tools/watch_game.py [3|4] [--games N]``.
 
 Starts the real bot (``bot.py``) on a free port with a throw-away database, connects the
 simulated OneBot v11 implementation (``tools/onebot_sim.py``) over a real reverse
@@ -17,10 +17,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
-from tools.players import SimPlayer, play_table  # noqa: E402
+from tools.players import SimPlayer, next_game, play_table  # noqa: E402
 
 GROUP = 20001
 NAMES = ["甲", "乙", "丙", "丁"]
+DECLARE = ["明", "暗", "明牌", "暗"]
 
 
 def printer(sim: OneBotSim, names: dict[int, str]):
@@ -34,21 +35,24 @@ def printer(sim: OneBotSim, names: dict[int, str]):
     return show
 
 
-async def main(size: int, seed_note: str) -> int:
+async def main(size: int, games: int, seed: int | None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bot = BotProcess(Path(tmp) / "bot.log", access_token="watch",
-                         database_url=f"sqlite+aiosqlite:///{tmp}/watch.db", log_level="WARNING")
+                         database_url=f"sqlite+aiosqlite:///{tmp}/watch.db", log_level="WARNING",
+                         env={"DEAL_SEED": str(seed)} if seed is not None else None)
         await bot.start()
         sim = OneBotSim(self_id=10001)
-        players = [SimPlayer(1001 + i, NAMES[i]) for i in range(size)]
+        players = [SimPlayer(1001 + i, NAMES[i], declare=DECLARE[i]) for i in range(size)]
         for p in players:
             sim.add_member(GROUP, p.user_id, p.name)
             sim.add_friend(p.user_id, p.name)
         sim.listeners.append(printer(sim, {p.user_id: p.name for p in players}))
         try:
             await sim.connect(bot.url, "watch")
-            print(f"=== 抓特务 {size} 人局（{seed_note}）===\n")
+            print(f"=== 抓特务 {size} 人局，连打 {games} 局（模拟玩家）===\n")
             end = await play_table(sim, GROUP, players, f"抓特务 {size}")
+            for _ in range(games - 1):
+                end = await next_game(sim, GROUP, players) if end is not None else None
             await sim.wait_idle(quiet=0.3)
             since = sim.mark()
             await sim.group_message(GROUP, players[0].user_id, "/战绩")
@@ -66,5 +70,7 @@ async def main(size: int, seed_note: str) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("size", nargs="?", type=int, default=4, choices=[3, 4])
+    parser.add_argument("--games", type=int, default=1, help="连打几局（第二局起有进贡）")
+    parser.add_argument("--seed", type=int, default=None, help="固定发牌种子（可复现）")
     ns = parser.parse_args()
-    sys.exit(asyncio.run(main(ns.size, "模拟玩家")))
+    sys.exit(asyncio.run(main(ns.size, ns.games, ns.seed)))

@@ -8,6 +8,7 @@ Data flows one way: command → engine move → new state → saved → messages
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -18,6 +19,7 @@ from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
 from engine.errors import MoveError
 from engine.settings import SettingError
+from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import Say, SeatView
 from plugins.paizhuo.messaging import Outgoing, deliver, group, private
@@ -137,11 +139,21 @@ async def group_settings(group_id: str, adapter: GameAdapter) -> dict:
     return adapter.schema.clean(stored)
 
 
+def deal_seed(table: Table) -> int:
+    """A fresh random seed, or one derived from ``DEAL_SEED``, the group and the game
+    number when that setting is given."""
+    base = nonebot.get_plugin_config(Config).deal_seed
+    if base is None:
+        return secrets.randbits(62)
+    digest = hashlib.sha256(f"{base}:{table.group_id}:{table.games}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
 async def start_game(table: Table) -> list[Outgoing]:
     """Deal (seats full, or everyone sent /继续) with the group's current settings; returns
     the start messages, hands and prompts. Caller holds the table lock."""
     table.settings = await group_settings(table.group_id, table.adapter)
-    table.engine = table.adapter.new_game(table.size, table.settings, secrets.randbits(62),
+    table.engine = table.adapter.new_game(table.size, table.settings, deal_seed(table),
                                           table.previous)
     table.status = PLAYING
     table.ready = []

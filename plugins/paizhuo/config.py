@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 
 class Config(BaseModel):
-    """``DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``."""
+    """``DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``.
+    ``DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
+    from it, the group and the game number, so a session can be replayed (demos, tests)."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
+    deal_seed: int | None = None
+
+    @field_validator("deal_seed", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if value == "" else value

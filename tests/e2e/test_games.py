@@ -4,6 +4,7 @@ Whole 3- and 4-player games of 抓特务, ``/战绩`` afterwards, and a restart 
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -11,16 +12,17 @@ from pathlib import Path
 import pytest
 
 from tools.onebot_sim import BotProcess, OneBotSim
-from tools.players import RANKS, SimPlayer, continue_table, play_table, ranks_of
+from tools.players import RANKS, SimPlayer, continue_table, next_game, play_table, ranks_of
 
 GROUP = 30001
 TOKEN = "e2e-token"
 NAMES = ["甲", "乙", "丙", "丁"]
 
 
-def world(size: int) -> tuple[OneBotSim, list[SimPlayer]]:
+def world(size: int, declare: list[str] | None = None) -> tuple[OneBotSim, list[SimPlayer]]:
     sim = OneBotSim(self_id=10001)
-    players = [SimPlayer(2001 + i, NAMES[i]) for i in range(size)]
+    choices = declare or ["暗"] * size
+    players = [SimPlayer(2001 + i, NAMES[i], declare=choices[i]) for i in range(size)]
     for p in players:
         sim.add_member(GROUP, p.user_id, p.name)
         sim.add_friend(p.user_id, p.name)
@@ -38,10 +40,11 @@ def check_no_spy_leak(sim: OneBotSim) -> None:
         assert "平民" not in sent.text, sent.text
 
 
-def check_cards_accounted(sim: OneBotSim, size: int, end_text: str) -> None:
-    """Every card played in the group plus the hands left shown at the end is one deck."""
+def check_cards_accounted(sim: OneBotSim, size: int, end_text: str, since: int = 0) -> None:
+    """Every card played in the group (from message ``since`` on) plus the hands left
+    shown at the end is one deck."""
     played: list[int] = []
-    for sent in sim.sent:
+    for sent in sim.sent[since:]:
         if sent.kind == "group" and sent.target == GROUP:
             for line in sent.text.splitlines():
                 m = re.match(r"^\S+ 出 (.+)（.+）$", line)
@@ -92,7 +95,8 @@ async def test_whole_game_over_real_websocket(tmp_path: Path, size: int) -> None
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from game_records").fetchone()[0] == 1
         assert conn.execute("select count(*) from player_records").fetchone()[0] == size
-        assert conn.execute("select count(*) from live_tables").fetchone()[0] == 0
+        (state,) = conn.execute("select state from live_tables").fetchone()
+        assert json.loads(state)["status"] == "finished"  # open for /继续, game recorded
 
 
 @pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "sigkill"])
@@ -131,4 +135,52 @@ async def test_restart_mid_game_continues_and_records_once(tmp_path: Path, hard:
     await bot.stop()
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from game_records").fetchone()[0] == 1
-        assert conn.execute("select count(*) from live_tables").fetchone()[0] == 0
+        (state,) = conn.execute("select state from live_tables").fetchone()
+        assert json.loads(state)["status"] == "finished"  # open for /继续, game recorded
+
+
+@pytest.mark.parametrize(("size", "seed"), [(3, 1), (4, 4)])
+async def test_consecutive_games_with_tribute_and_declaring(tmp_path: Path, size: int, seed: int) -> None:
+    """Z-8/Z-9/Z-10 over the chat: three games at one table (/继续), tribute after every
+    decided game, spies declaring 明 / 明牌 / 暗, points zero-sum, each game recorded."""
+    db = tmp_path / "bot.db"
+    async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env={"DEAL_SEED": str(seed)},
+                          database_url=f"sqlite+aiosqlite:///{db}") as bot:
+        sim, players = world(size, ["明", "暗", "明牌", "暗"][:size])
+        await sim.connect(bot.url, TOKEN)
+        try:
+            ends = []
+            since = sim.mark()
+            end = await play_table(sim, GROUP, players, f"抓特务 {size}", timeout=30)
+            tributes = 0
+            for game in range(3):
+                assert end is not None
+                check_cards_accounted(sim, size, end.text, since)
+                points = [int(x) for x in re.findall(r" [胜平负] ([+-]?\d+)", end.text)]
+                assert len(points) == size and sum(points) == 0
+                ends.append(end.text)
+                if game == 2:
+                    break
+                await sim.wait_idle(quiet=0.2)
+                since = sim.mark()
+                end = await next_game(sim, GROUP, players, timeout=30)
+                start = next(s for s in sim.sent[since:] if s.kind == "group" and "开局" in s.text)
+                if "平局" in ends[-1]:
+                    assert "进贡" not in start.text
+                else:
+                    assert "进贡：" in start.text
+                    tributes += 1
+            assert tributes >= 1
+            answers = [a for p in players for a in p.answers]
+            assert any(a.startswith("还 ") for a in answers)  # returns were chosen privately
+            assert any(a in ("明", "明牌", "暗") for a in answers)
+            await sim.wait_idle(quiet=0.2)
+            since = sim.mark()
+            await sim.group_message(GROUP, players[0].user_id, "/战绩")
+            stats = await sim.wait_for_text("战绩", kind="group", since=since)
+            assert "抓特务：3 局" in stats.text
+        finally:
+            await sim.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*) from game_records").fetchone()[0] == 3
+        assert conn.execute("select sum(points) from player_records").fetchone()[0] == 0
