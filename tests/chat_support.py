@@ -17,6 +17,7 @@ from support import cards
 
 from engine.cards import card
 from engine.zhuatewu.game import ZGame
+from engine.zhuatewu.rules import ZRules
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 
@@ -91,13 +92,14 @@ def make_bot(ctx: Any) -> Bot:
     return ctx.create_bot(base=Bot, adapter=nonebot.get_adapter(Adapter), self_id="10001")
 
 
-async def seat_table(hands: list[list[int]], leader: int = 0, group: int = GROUP) -> Table:
+async def seat_table(hands: list[list[int]], leader: int = 0, group: int = GROUP,
+                     rules: ZRules | None = None) -> Table:
     """A table in play with the given hands (seats A, B, C[, D])."""
     users = [A, B, C, D][: len(hands)]
     table = Table(group_id=str(group), game="抓特务", size=len(hands), opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in users], settings={},
                   created_at=now_utc(), started_at=now_utc(), uid=f"test-{group}",
-                  engine=ZGame.from_hands(hands, leader=leader), status=PLAYING)
+                  engine=ZGame.from_hands(hands, rules=rules, leader=leader), status=PLAYING)
     REGISTRY.add(table)
     await REGISTRY.save(table)
     return table

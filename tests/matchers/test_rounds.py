@@ -261,3 +261,21 @@ async def test_leave_between_games_closes_the_table(app: App) -> None:
     assert await REGISTRY.store.load_live() == {}
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(B))
     assert stats.games == 1
+
+
+async def test_z6_show_counts_setting(app: App) -> None:
+    """Z-6 显示张数 on: every move shows each active player's card count."""
+    await seat_table([cards("3 4 5"), [SPADE_A, *cards("7 8")], cards("9 10")], leader=0,
+                     rules=ZRules(show_counts=True))
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "张数：玩家101 2，玩家102 3，玩家103 2", at=B)
+        expect_private(ctx, A, "手牌（2 张）")
+    REGISTRY.reset()
+    await seat_table([cards("3 4 5"), [SPADE_A, *cards("7 8")], cards("9 10")], leader=0)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "出 ", at=B, without=("张数",))
+        expect_private(ctx, A, "手牌（2 张）")
