@@ -1052,6 +1052,9 @@ class BotProcess:
                 "DRIVER": "~fastapi",
                 "LOG_LEVEL": self.log_level,
                 "PYTHONUNBUFFERED": "1",
+                # The simulated account is never rate-limited: pace sends only lightly
+                # (override with env={"SEND_INTERVAL": ...} to measure real pacing).
+                "SEND_INTERVAL": "0.005",
             }
         )
         if self.database_url is not None:

@@ -7,6 +7,7 @@ restored, so games in progress continue after a restart.
 from __future__ import annotations
 
 from nonebot import get_driver, get_plugin_config, logger
+from nonebot.adapters.onebot.v11 import Bot
 from nonebot.plugin import PluginMetadata
 
 from db.store import Store
@@ -21,7 +22,7 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
-from plugins.paizhuo import actions, matchers  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo import actions, matchers, messaging  # noqa: E402,F401  (registers the matchers)
 
 driver = get_driver()
 
@@ -37,9 +38,15 @@ async def _start_store() -> None:
     logger.info(f"牌桌: database ready, {len(resumed)} table(s) resumed")
 
 
+@driver.on_bot_connect
+async def _bot_connected(bot: Bot) -> None:
+    await actions.announce_resumed(bot)
+
+
 @driver.on_shutdown
 async def _stop_store() -> None:
     actions.cancel_timers()
+    messaging.stop_queues()
     if REGISTRY.store is not None:
         await REGISTRY.store.close()
         REGISTRY.store = None

@@ -1,16 +1,24 @@
-"""Outgoing messages: what an action wants said, delivered after the table lock is released.
+"""Outgoing messages: one paced send queue per bot account.
 
 A handler collects :class:`Outgoing` items while it holds a table's lock and hands them to
-:func:`deliver` afterwards, so no lock is held while waiting on the network. A private
-message that fails is reported in the group with how to fix it (never with its content).
+:func:`deliver` after releasing it. :func:`deliver` merges the messages of one action
+(one group message per group, one private message per user) and queues them on the
+bot's :class:`SendQueue`, which keeps at least ``SEND_INTERVAL`` seconds between two
+sends (QQ accounts get rate-limited, 风控, when a bot sends too fast), retries a failed
+group message with backoff a bounded number of times, and reports a failed private
+message in its group with how to fix it (never with its content).
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 
-from nonebot import logger
+from nonebot import get_plugin_config, logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
+
+from plugins.paizhuo.config import Config
 
 
 @dataclass(slots=True)
@@ -25,35 +33,125 @@ class Outgoing:
     group_id: str | None = None
 
 
+def plain(text: str | Message) -> Message:
+    """``text`` as a message of one text segment: CQ-code-like text stays text (a player's
+    name or input can never become an @全体成员 or an image)."""
+    return Message(text) if isinstance(text, Message) else Message(MessageSegment.text(text))
+
+
 def group(group_id: str, message: Message | str) -> Outgoing:
-    """A group message."""
-    return Outgoing("group", group_id, Message(message))
+    """A group message (a ``str`` is sent as plain text)."""
+    return Outgoing("group", group_id, plain(message))
 
 
 def private(user_id: str, message: Message | str, group_id: str | None = None) -> Outgoing:
-    """A private message to ``user_id``; failures are reported in ``group_id``."""
-    return Outgoing("private", user_id, Message(message), group_id)
+    """A private message to ``user_id`` (a ``str`` is plain text); failures are reported
+    in ``group_id``."""
+    return Outgoing("private", user_id, plain(message), group_id)
 
 
 def private_failed_notice(user_id: str) -> Message:
     """The group notice for a private message that could not be delivered."""
-    return MessageSegment.at(int(user_id)) + " 私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌。"
+    return MessageSegment.at(int(user_id)) + MessageSegment.text(
+        " 私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。")
+
+
+def merge(outs: list[Outgoing]) -> list[Outgoing]:
+    """One message per recipient, at the place of its first part, parts joined by a line
+    break (the messages of one action arrive together and in order)."""
+    merged: dict[tuple[str, str], Outgoing] = {}
+    for out in outs:
+        key = (out.kind, out.target)
+        if key in merged:
+            first = merged[key]
+            first.message = first.message + MessageSegment.text("\n") + out.message
+            first.group_id = first.group_id or out.group_id
+        else:
+            merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id)
+    return list(merged.values())
+
+
+class SendQueue:
+    """The paced sender of one bot account; a single worker task sends in FIFO order."""
+
+    def __init__(self, interval: float, retries: int) -> None:
+        self.interval = interval
+        self.retries = max(1, retries)
+        self.queue: asyncio.Queue[tuple[Bot, list[Outgoing], asyncio.Future[None]]] = asyncio.Queue()
+        self.last = 0.0
+        self.sent = 0
+        self.worker: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start the worker (again, if it stopped)."""
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.create_task(self._run())
+
+    async def _pace(self) -> None:
+        wait = self.last + self.interval - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self.last = time.monotonic()
+
+    async def _run(self) -> None:
+        while True:
+            bot, outs, done = await self.queue.get()
+            try:
+                for out in outs:
+                    await self._send(bot, out)
+            except Exception:  # noqa: BLE001 - the worker must survive anything
+                logger.exception("send queue failure")
+            finally:
+                if not done.done():
+                    done.set_result(None)
+
+    async def _send(self, bot: Bot, out: Outgoing) -> None:
+        tries = self.retries if out.kind == "group" else 1
+        for attempt in range(tries):
+            await self._pace()
+            try:
+                if out.kind == "group":
+                    await bot.send_group_msg(group_id=int(out.target), message=out.message)
+                else:
+                    await bot.send_private_msg(user_id=int(out.target), message=out.message)
+                self.sent += 1
+                return
+            except Exception as err:  # noqa: BLE001 - any failure of the OneBot side
+                logger.warning(f"send failed ({attempt + 1}/{tries}): {out.kind} {out.target}: {err!r}")
+                if attempt + 1 < tries:
+                    await asyncio.sleep(min(4.0, 0.5 * 2 ** attempt))
+        if out.kind == "private" and out.group_id:
+            await self._send(bot, Outgoing("group", out.group_id, private_failed_notice(out.target)))
+        elif out.kind == "group":
+            logger.warning(f"group message to {out.target} dropped after {tries} tries")
+
+
+_queues: dict[str, SendQueue] = {}
+
+
+def queue_for(bot: Bot) -> SendQueue:
+    """The send queue of ``bot``'s account (created on first use)."""
+    q = _queues.get(bot.self_id)
+    if q is None:
+        config = get_plugin_config(Config)
+        q = _queues[bot.self_id] = SendQueue(config.send_interval, config.send_retries)
+    q.start()
+    return q
 
 
 async def deliver(bot: Bot, outs: list[Outgoing]) -> None:
-    """Send ``outs`` in order. A failed private message is reported in its group; a failed
-    group message is logged. Never raises."""
-    for out in outs:
-        try:
-            if out.kind == "group":
-                await bot.send_group_msg(group_id=int(out.target), message=out.message)
-            else:
-                await bot.send_private_msg(user_id=int(out.target), message=out.message)
-        except Exception as err:  # noqa: BLE001 - any failure of the OneBot side
-            logger.warning(f"send failed: {out.kind} {out.target}: {err!r}")
-            if out.kind == "private" and out.group_id:
-                try:
-                    await bot.send_group_msg(group_id=int(out.group_id),
-                                             message=private_failed_notice(out.target))
-                except Exception as err2:  # noqa: BLE001
-                    logger.warning(f"send failed: group {out.group_id}: {err2!r}")
+    """Merge ``outs`` and send them through the bot's queue; returns once they were sent
+    (or reported). Never raises."""
+    if not outs:
+        return
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    queue_for(bot).queue.put_nowait((bot, merge(outs), done))
+    await done
+
+
+def stop_queues() -> None:
+    """Stop every send worker (shutdown)."""
+    for q in _queues.values():
+        if q.worker is not None:
+            q.worker.cancel()
+    _queues.clear()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nonebot import logger
@@ -22,6 +22,8 @@ from plugins.paizhuo.games import GAMES, GameAdapter
 from plugins.paizhuo.games.base import SeatView
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+AUTO_DELAY = 1.5
+"""Seconds before the bot moves for a player in 托管 (so the group can follow)."""
 
 
 def now_utc() -> datetime:
@@ -41,8 +43,10 @@ class Table:
     current or last game (``None`` before the first deal); ``settings`` the rule settings
     the current game was dealt with; ``uid`` names that game for its record; ``ready``
     the users who sent ``/继续``; ``previous`` what the next game needs from the last one;
-    ``deadline`` when pending private answers take their defaults; ``games`` how many
-    games this table has dealt.
+    ``deadline`` when the current wait ends (an idle table closes, private answers take
+    their defaults, the player to act is moved for) and ``remind_at`` when that player is
+    reminded; ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users
+    in 托管; ``games`` how many games this table has dealt.
     """
 
     group_id: str
@@ -59,6 +63,9 @@ class Table:
     ready: list[str] = field(default_factory=list)
     previous: dict | None = None
     deadline: datetime | None = None
+    remind_at: datetime | None = None
+    timeouts: dict[str, int] = field(default_factory=dict)
+    auto: list[str] = field(default_factory=list)
     games: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
@@ -80,6 +87,36 @@ class Table:
                 return i
         return None
 
+    def setting(self, field_name: str) -> object:
+        """A setting of this table (its game's schema default when unset)."""
+        return self.adapter.schema.clean(self.settings)[field_name]
+
+    def rearm(self) -> None:
+        """Set ``deadline`` / ``remind_at`` for what the table now waits for: an idle
+        table closes, private answers take their defaults, the player to act is moved
+        for (soon, when in 托管), with a reminder before the turn time runs out."""
+        now = now_utc()
+        self.remind_at = None
+        self.deadline = None
+        if self.status in (WAITING, FINISHED):
+            self.deadline = now + timedelta(minutes=int(self.setting("idle_minutes")))
+            return
+        prompt = self.adapter.prompt_seconds(self.engine)
+        if prompt:
+            self.deadline = now + timedelta(seconds=prompt)
+            return
+        seat = self.adapter.acting_seat(self.engine)
+        if seat is None:
+            return
+        if self.seats[seat].user_id in self.auto:
+            self.deadline = now + timedelta(seconds=AUTO_DELAY)
+            return
+        turn = int(self.setting("turn_seconds"))
+        if turn:
+            self.deadline = now + timedelta(seconds=turn)
+            if turn >= 20:
+                self.remind_at = self.deadline - timedelta(seconds=min(15, turn // 3))
+
     def to_json(self) -> dict:
         """Everything needed to resume this table, as JSON-able data."""
         return {
@@ -90,6 +127,8 @@ class Table:
             "uid": self.uid, "status": self.status, "ready": list(self.ready),
             "previous": self.previous, "games": self.games,
             "deadline": self.deadline.isoformat() if self.deadline else None,
+            "remind_at": self.remind_at.isoformat() if self.remind_at else None,
+            "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
         }
 
@@ -105,6 +144,8 @@ class Table:
             engine=adapter.load(data["engine"]) if data["engine"] is not None else None,
             status=data["status"], ready=list(data["ready"]), previous=data["previous"],
             deadline=_time(data["deadline"]), games=int(data["games"]),
+            remind_at=_time(data.get("remind_at")), timeouts=dict(data.get("timeouts") or {}),
+            auto=list(data.get("auto") or []),
         )
 
 
@@ -116,6 +157,7 @@ class Registry:
         self.by_user: dict[str, str] = {}
         self.guard = asyncio.Lock()
         self.store: Store | None = None
+        self.resumed: set[str] = set()
 
     def get(self, group_id: str) -> Table | None:
         """The table of a group."""
@@ -166,8 +208,10 @@ class Registry:
         record = end_record(table)
         table.status = FINISHED
         table.ready = []
-        table.deadline = None
+        table.auto = []
+        table.timeouts = {}
         table.previous = table.adapter.next_game_info(table.engine)
+        table.rearm()
         await self.require_store().finish_game(record, live=(table.game, table.to_json()))
 
     async def restore(self) -> list[Table]:
@@ -184,12 +228,14 @@ class Registry:
                 await self.record_finished(table)
             self.add(table)
             resumed.append(table)
+            self.resumed.add(group_id)
         return resumed
 
     def reset(self) -> None:
         """Forget every table in memory (tests)."""
         self.tables.clear()
         self.by_user.clear()
+        self.resumed.clear()
 
 
 def end_record(table: Table) -> FinishedGame:

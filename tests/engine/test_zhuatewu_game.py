@@ -306,3 +306,19 @@ def test_property_json_round_trip_mid_game(seed: int, moves: int) -> None:
         else:
             a, b = g.pass_turn(g.turn), copy.pass_turn(copy.turn)
         assert a == b and g == copy
+
+
+def test_auto_play_strategy_passes_following_and_leads_lowest() -> None:
+    """托管 default: pass when following; lead the lowest single (G-3, Z-3)."""
+    from engine.zhuatewu.strategy import LowestStrategy
+
+    g = ZGame.from_hands([cards("5 9 K"), [SPADE_A, *cards("4 8")], cards("3 6")], leader=0)
+    strategy = LowestStrategy()
+    assert strategy.choose(g, 0).cards == (card(2, 0),)
+    g.play_text(0, "5")
+    assert strategy.choose(g, 1).kind == "pass"
+    g3 = ZGame.from_hands([cards("4 5"), [SPADE_A, card(11, 1)], cards("3 6")],
+                          rules=ZRules(three_high=True), leader=2)
+    assert rank_of(strategy.choose(g3, 2).cards[0]) == 3  # under 带3 the 3 is high: lead 6
+    g3.turn = 1
+    assert strategy.choose(g3, 1).cards == (card(11, 1),)  # ♥A before the spy card ♠A

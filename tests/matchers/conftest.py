@@ -18,6 +18,8 @@ INIT = {
     "command_start": {"/"},
     "driver": "~fastapi",
     "log_level": "WARNING",
+    "send_interval": 0,
+    "send_retries": 1,
 }
 
 

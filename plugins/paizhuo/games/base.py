@@ -95,6 +95,15 @@ class GameAdapter(ABC):
         """The private answers' time ran out: take every default (G-4)."""
 
     @abstractmethod
+    def acting_seat(self, game: Any) -> int | None:
+        """The seat whose move (出/过) the game waits for, ``None`` when it waits for none."""
+
+    @abstractmethod
+    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        """The bot moves for ``seat`` (time ran out, or 托管) with the game's strategy;
+        ``why`` is shown with the move (e.g. ``超时``)."""
+
+    @abstractmethod
     def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """Private message: the seat's hand and role (G-1 notation)."""
 

@@ -1,0 +1,20 @@
+"""Group settings every game shares (timers), appended to each game's own schema so that
+``/规则`` and ``/设置`` show and change them per game like any other setting."""
+
+from __future__ import annotations
+
+from engine.settings import Schema, Setting
+
+COMMON: tuple[Setting, ...] = (
+    Setting("出牌限时", "turn_seconds", "int", 60,
+            "每步出牌的秒数，快到时提醒，超时机器人代打（跟牌过、首出出最小的牌）；0 = 不限时",
+            "G-3", low=0, high=600),
+    Setting("空桌关闭", "idle_minutes", "int", 10, "等人入座或等 /继续 超过这么多分钟自动关桌",
+            "G-2", low=1, high=240),
+)
+"""Shared timer settings."""
+
+
+def with_common(schema: Schema) -> Schema:
+    """``schema`` followed by the shared settings."""
+    return Schema(schema.game, (*schema.settings, *COMMON))
