@@ -124,13 +124,18 @@ _RANK_WORDS: tuple[tuple[str, int], ...] = (
 )
 
 
+SEPARATORS = frozenset(",，、;；/|")
+"""Characters players put between cards; ignored like spaces."""
+
+
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width → ASCII), drop whitespace, emoji variation selectors and
-    zero-width characters, lower-case ASCII letters."""
+    """NFKC-fold (full-width → ASCII), drop whitespace, separators (``, ， 、`` …), emoji
+    variation selectors and zero-width characters, lower-case ASCII letters."""
     folded = unicodedata.normalize("NFKC", text)
     kept = [
         ch for ch in folded
-        if not ch.isspace() and unicodedata.category(ch) not in ("Mn", "Cf", "Cc")
+        if not ch.isspace() and ch not in SEPARATORS
+        and unicodedata.category(ch) not in ("Mn", "Cf", "Cc")
     ]
     return "".join(kept).lower()
 
@@ -199,6 +204,8 @@ def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[
     for idx, sp in enumerate(specs):
         if sp.suit is not None:
             c = card(sp.rank, sp.suit)
+            if c in chosen:
+                raise CardsNotHeld(f"{card_name(c)} 写了两次")
             if c not in left:
                 raise CardsNotHeld(f"你没有 {card_name(c)}")
             left.remove(c)

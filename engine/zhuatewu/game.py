@@ -190,8 +190,8 @@ class ZGame:
             raise MoveError("notation", str(err)) from None
         try:
             cards = resolve(specs, self.hands[seat], protected=self.spy_cards)
-        except CardsNotHeld:
-            raise MoveError("not_held", "你的手牌里没有这些牌") from None
+        except CardsNotHeld as err:
+            raise MoveError("not_held", str(err)) from None
         return cards, hint
 
     def _check_turn(self, seat: int) -> None:
@@ -212,7 +212,9 @@ class ZGame:
         self._check_turn(seat)
         cards = list(cards)
         hand = self.hands[seat]
-        if len(set(cards)) != len(cards) or not set(cards) <= set(hand):
+        if len(set(cards)) != len(cards):
+            raise MoveError("not_held", "同一张牌出了两次")
+        if not set(cards) <= set(hand):
             raise MoveError("not_held", "你的手牌里没有这些牌")
         readings = classify(cards, self.rules)
         to_beat = self.lead_reading()

@@ -10,19 +10,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import unicodedata
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 
 import nonebot
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
+from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
 from engine.errors import MoveError
 from engine.settings import SettingError
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import Say, SeatView
-from plugins.paizhuo.messaging import Outgoing, deliver, group, private
+from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 JOIN_HINT = "发送 /加入 入座"
@@ -32,7 +32,7 @@ OTHER_TABLE = "你已经在另一个群的牌桌上了，先在那边 /退出 �
 
 def reply(group_id: str, user_id: str, text: str) -> Outgoing:
     """A short group reply that @-mentions the player."""
-    return group(group_id, MessageSegment.at(int(user_id)) + f" {text}")
+    return group(group_id, MessageSegment.at(int(user_id)) + MessageSegment.text(f" {text}"))
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
@@ -83,19 +83,25 @@ def seat_list(table: Table) -> str:
 _timers: dict[str, asyncio.Task] = {}
 
 
-def set_deadline(table: Table) -> None:
-    """Set (or clear) the table's deadline for the private answers it now waits for."""
-    seconds = table.adapter.prompt_seconds(table.engine) if table.playing else None
-    table.deadline = now_utc() + timedelta(seconds=seconds) if seconds else None
+def log_event(table: Table, event: str, seat: int | None = None, **extra: object) -> None:
+    """One structured INFO line per table event and accepted move."""
+    fields = [f"event={event}", f"group={table.group_id}", f"game={table.game}",
+              f"table={table.uid or '-'}"]
+    if seat is not None:
+        fields.append(f"seat={seat + 1} user={table.seats[seat].user_id}")
+    fields += [f"{k}={v!r}" for k, v in extra.items()]
+    logger.info(" ".join(fields))
 
 
 def schedule(table: Table) -> None:
-    """(Re)arm the table's timer for its saved deadline; an expired one fires at once."""
+    """(Re)arm the table's timer for its saved reminder / deadline; an expired one fires
+    at once. Without either, the table has no timer."""
     old = _timers.pop(table.group_id, None)
     if old is not None and old is not asyncio.current_task():
         old.cancel()
-    if table.deadline is not None:
-        _timers[table.group_id] = asyncio.create_task(_fire(table, table.deadline))
+    times = [t for t in (table.remind_at, table.deadline) if t is not None]
+    if times and REGISTRY.get(table.group_id) is table:
+        _timers[table.group_id] = asyncio.create_task(_fire(table, min(times)))
 
 
 def cancel_timers() -> None:
@@ -113,23 +119,78 @@ def any_bot() -> Bot | None:
     return None
 
 
-async def _fire(table: Table, deadline) -> None:
-    await asyncio.sleep(max(0.0, (deadline - now_utc()).total_seconds()))
+async def _fire(table: Table, when) -> None:
+    await asyncio.sleep(max(0.0, (when - now_utc()).total_seconds()))
+    try:
+        await run_locked(any_bot(), table, lambda: _on_time(table))
+    except Exception:  # noqa: BLE001 - a timer must never die silently
+        logger.exception(f"timer failed for group {table.group_id}")
 
-    async def change() -> list[Outgoing]:
-        if REGISTRY.get(table.group_id) is not table or table.deadline != deadline or not table.playing:
-            return []
-        says = table.adapter.timeout(table.engine, table.seats)
-        set_deadline(table)
+
+async def _on_time(table: Table) -> list[Outgoing]:
+    """What happens when a table's reminder or deadline comes (under the lock)."""
+    if REGISTRY.get(table.group_id) is not table:
+        return []
+    now = now_utc()
+    if table.remind_at is not None and now >= table.remind_at and (
+            table.deadline is None or now < table.deadline):
+        table.remind_at = None
         await REGISTRY.save(table)
         schedule(table)
-        logger.info(f"deadline group={table.group_id} uid={table.uid}")
-        return says_to_outs(table, says)
+        seat = table.adapter.acting_seat(table.engine) if table.playing else None
+        if seat is None:
+            return []
+        left = int((table.deadline - now).total_seconds()) if table.deadline else 0
+        return [reply(table.group_id, table.seats[seat].user_id,
+                      f"还剩 {left} 秒，超时机器人将代你出牌（跟牌时过）。")]
+    if table.deadline is None or now < table.deadline:
+        schedule(table)
+        return []
+    if table.status != PLAYING:
+        minutes = table.setting("idle_minutes")
+        async with REGISTRY.guard:
+            await REGISTRY.close(table)
+        log_event(table, "idle_close")
+        what = "等人入座" if table.status == WAITING else "等待 /继续"
+        return [group(table.group_id, f"牌桌{what}超过 {minutes} 分钟，已自动关闭。")]
+    adapter = table.adapter
+    if adapter.prompt_seconds(table.engine):
+        log_event(table, "prompt_timeout")
+        return await _commit(table, says_to_outs(table, adapter.timeout(table.engine, table.seats)))
+    seat = adapter.acting_seat(table.engine)
+    if seat is None:
+        return []
+    user = table.seats[seat].user_id
+    says = []
+    if user in table.auto:
+        says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        log_event(table, "auto_move", seat)
+    else:
+        says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        table.timeouts[user] = table.timeouts.get(user, 0) + 1
+        log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
+        if table.timeouts[user] >= 2:
+            table.auto.append(user)
+            says.append(Say(f"{table.seats[seat].name} 连续两次超时，进入托管：机器人代打，"
+                            "发送任意出牌命令或 /托管 即可取消。"))
+            log_event(table, "auto_on", seat)
+    return await _commit(table, says_to_outs(table, says))
 
-    try:
-        await run_locked(any_bot(), table, change)
-    except Exception:  # noqa: BLE001 - a timer must never die silently
-        logger.exception(f"deadline handling failed for group {table.group_id}")
+
+async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
+    """After an accepted change: record the game if it is over, re-arm the timers, save
+    (before anything is sent) and return the messages with the end message added."""
+    adapter = table.adapter
+    if table.playing and adapter.is_over(table.engine):
+        await REGISTRY.record_finished(table)
+        log_event(table, "finished")
+        outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
+            "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
+    else:
+        table.rearm()
+        await REGISTRY.save(table)
+    schedule(table)
+    return outs
 
 
 # ---- table life ------------------------------------------------------------------------------
@@ -160,19 +221,21 @@ async def start_game(table: Table) -> list[Outgoing]:
     table.games += 1
     table.started_at = now_utc()
     table.uid = f"{table.group_id}-{table.started_at:%Y%m%d%H%M%S%f}-{secrets.token_hex(4)}"
-    set_deadline(table)
+    table.auto, table.timeouts = [], {}
+    table.rearm()
     await REGISTRY.save(table)
     schedule(table)
-    logger.info(f"table start group={table.group_id} game={table.game} uid={table.uid} n={table.games}")
+    log_event(table, "start", number=table.games, seed=table.engine.seed)
     return says_to_outs(table, table.adapter.start(table.engine, table.seats))
 
 
 async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str) -> None:
     """``/开局 <游戏> <人数>``: open a table in the group and seat the opener."""
-    parts = args.split()
+    text = unicodedata.normalize("NFKC", args).strip()
+    game_name = next((g for g in GAMES if text.startswith(g)), text.split()[0] if text.split() else "")
     try:
-        adapter: GameAdapter = find_game(parts[0] if parts else "")
-        size = adapter.parse_size(" ".join(parts[1:]))
+        adapter: GameAdapter = find_game(game_name)
+        size = adapter.parse_size(text[len(game_name):].strip())
     except UsageError as err:
         await deliver(bot, [reply(group_id, user_id, str(err))])
         return
@@ -193,8 +256,12 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
     if out is not None:
         await deliver(bot, [out])
         return
-    await REGISTRY.save(table)
-    logger.info(f"table open group={group_id} game={adapter.name} size={size} by={user_id}")
+    async with table.lock:
+        table.settings = await group_settings(group_id, adapter)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+    log_event(table, "open", 0, size=size)
     await deliver(bot, [group(group_id, f"{name} 开了一桌{adapter.name}（{size} 人），"
                                         f"{JOIN_HINT}。\n座位：{seat_list(table)}")])
 
@@ -226,10 +293,13 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
             table.seats.append(SeatView(user_id, name))
             REGISTRY.by_user[user_id] = group_id
         outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
+        log_event(table, "join", len(table.seats) - 1)
         if len(table.seats) == table.size:
             outs += await start_game(table)
         else:
+            table.rearm()
             await REGISTRY.save(table)
+            schedule(table)
         return outs
 
     await run_locked(bot, table, change)
@@ -248,7 +318,9 @@ async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
         if user_id not in table.ready:
             table.ready.append(user_id)
         if len(table.ready) < len(table.seats):
+            table.rearm()
             await REGISTRY.save(table)
+            schedule(table)
             waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
             me = table.seats[table.seat_of(user_id) or 0].name
             return [group(group_id, f"{me} 准备好了（{len(table.ready)}/{len(table.seats)}），还等：{waiting}")]
@@ -284,7 +356,10 @@ async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
             return [group(group_id, f"{name} 退出，牌桌已关闭。")]
         if table.opener == user_id:
             table.opener = table.seats[0].user_id
+        table.rearm()
         await REGISTRY.save(table)
+        schedule(table)
+        log_event(table, "leave", extra_user=user_id)
         return [group(group_id, f"{name} 退出。座位：{seat_list(table)}")]
 
     await run_locked(bot, table, change)
@@ -298,7 +373,7 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
         return
     if not is_manager and table.opener != user_id:
-        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员可以结束牌局。")])
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以结束牌局。")])
         return
 
     async def change() -> list[Outgoing]:
@@ -307,9 +382,8 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         unscored = table.playing
         async with REGISTRY.guard:
             await REGISTRY.close(table)
-        table.deadline = None
         schedule(table)
-        logger.info(f"table ended group={group_id} by={user_id}")
+        log_event(table, "end", by=user_id)
         note = "，本局不计分" if unscored else ""
         return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
 
@@ -319,8 +393,9 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
 # ---- playing ---------------------------------------------------------------------------------
 async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | None],
                  refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
-    """Apply one player action under the lock: refusals change nothing; an accepted one is
-    saved (with the record when the game ends) before its messages are returned."""
+    """Apply one player action under the lock: refusals change nothing; an accepted one
+    ends the player's 托管 and timeout count, and is saved (with the record when the game
+    ends) before its messages are returned. ``None`` when ``act`` did not recognise it."""
     seat = table.seat_of(user_id)
     if REGISTRY.get(table.group_id) is not table or not table.playing or seat is None:
         return [refuse("这桌牌局已经结束了。")]
@@ -336,19 +411,38 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
         return [refuse("出错了，这步没有生效，请重试。")]
     if says is None:
         return None
-    logger.info(f"{what} group={table.group_id} uid={table.uid} seat={seat + 1}")
-    outs = says_to_outs(table, says)
-    if adapter.is_over(table.engine):
-        await REGISTRY.record_finished(table)
-        schedule(table)
-        logger.info(f"game finished group={table.group_id} uid={table.uid}")
-        outs.append(group(table.group_id, Message(adapter.end(table.engine, table.seats)) +
-                          "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。"))
-    else:
-        set_deadline(table)
-        await REGISTRY.save(table)
-        schedule(table)
-    return outs
+    log_event(table, what, seat)
+    table.timeouts.pop(user_id, None)
+    if user_id in table.auto:
+        table.auto.remove(user_id)
+        says.append(Say(f"{table.seats[seat].name} 取消托管。"))
+        log_event(table, "auto_off", seat)
+    return await _commit(table, says_to_outs(table, says))
+
+
+async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
+    """``/托管``: the bot plays for the caller (or stops) until they send a game command."""
+    table = REGISTRY.table_of_user(user_id)
+    if table is None or not table.playing or table.group_id != group_id:
+        await deliver(bot, [reply(group_id, user_id, "你不在本群进行中的牌局里。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        seat = table.seat_of(user_id)
+        if REGISTRY.get(group_id) is not table or not table.playing or seat is None:
+            return [reply(group_id, user_id, "你不在本群进行中的牌局里。")]
+        name = table.seats[seat].name
+        if user_id in table.auto:
+            table.auto.remove(user_id)
+            text = f"{name} 取消托管。"
+        else:
+            table.auto.append(user_id)
+            text = f"{name} 进入托管：机器人代打，发送任意出牌命令或 /托管 取消。"
+        table.timeouts.pop(user_id, None)
+        log_event(table, "auto_toggle", seat, on=user_id in table.auto)
+        return await _commit(table, [group(group_id, text)])
+
+    await run_locked(bot, table, change)
 
 
 async def move(bot: Bot, group_id: str, user_id: str, text: str | None) -> None:
@@ -418,12 +512,12 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         return
     async with table.lock:
         if table.status == WAITING:
-            msg = Message(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
+            msg = plain(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
         else:
             msg = table.adapter.table(table.engine, table.seats)
             if table.status == FINISHED:
                 waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-                msg += f"\n本局已结束，等待 /继续：{waiting}"
+                msg += MessageSegment.text(f"\n本局已结束，等待 /继续：{waiting}")
     await deliver(bot, [group(group_id, msg)])
 
 
@@ -482,6 +576,20 @@ async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
 
 
 async def resume_timers() -> None:
-    """After a restart: re-arm every restored table's deadline (an expired one acts at once)."""
+    """After a restart: re-arm every restored table's saved deadline (an expired one acts
+    at once, a running one continues)."""
     for table in list(REGISTRY.tables.values()):
         schedule(table)
+
+
+async def announce_resumed(bot: Bot) -> None:
+    """When a bot (re)connects after a restart: post each resumed game's table, so the
+    player to act is @-mentioned again and nobody waits for a prompt that was lost."""
+    for group_id in sorted(REGISTRY.resumed):
+        REGISTRY.resumed.discard(group_id)
+        table = REGISTRY.get(group_id)
+        if table is None or not table.playing:
+            continue
+        async with table.lock:
+            msg = plain("机器人已重启，牌局继续：\n") + table.adapter.table(table.engine, table.seats)
+        await deliver(bot, [group(group_id, msg)])

@@ -47,7 +47,7 @@ def check_cards_accounted(sim: OneBotSim, size: int, end_text: str, since: int =
     for sent in sim.sent[since:]:
         if sent.kind == "group" and sent.target == GROUP:
             for line in sent.text.splitlines():
-                m = re.match(r"^\S+ 出 (.+)（.+）$", line)
+                m = re.match(r"^\S+ 出 (.+?)（[^）]+）(?:［.+］)?$", line)
                 if m:
                     played += ranks_of(m.group(1))
     left: list[int] = []
@@ -119,7 +119,12 @@ async def test_restart_mid_game_continues_and_records_once(tmp_path: Path, hard:
             await bot.stop()
         await sim.wait_closed()
         await bot.start()
+        reconnect = sim.mark()
         await sim.connect(bot.url, TOKEN)
+        # On reconnecting, the bot re-posts the table: the player to act is @-mentioned.
+        resumed = await sim.wait_for_text("牌局继续", kind="group", since=reconnect)
+        assert resumed.text.endswith(before)
+        await sim.wait_idle(quiet=0.2)
 
         since = sim.mark()
         await sim.group_message(GROUP, players[0].user_id, "/牌桌")

@@ -123,8 +123,7 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
         expect_group(ctx, "入座", "2/3")
         ctx.receive_event(bot, gmsg(C, "/加入"))
         expect_friends(ctx)
-        expect_group(ctx, "入座", "3/3")
-        expect_group(ctx, "开局", "等待特务私聊选择", without=("轮到",))
+        expect_group(ctx, "入座", "3/3", "开局", "等待特务私聊选择", without=("轮到",))
         for seat, user in enumerate((A, B, C)):
             if expected.roles[seat] == "spy":
                 expect_private(ctx, user, "你是特务", "手牌（18 张）", "请选择", "明牌")
@@ -271,9 +270,8 @@ async def test_game_end_posts_result_and_records_once(app: App) -> None:
         ctx.receive_event(bot, gmsg(A, "过"))
         expect_group(ctx, "拿下这一轮", at=B, without=("特务：", "是特务"))
         ctx.receive_event(bot, gmsg(B, "出 A"))
-        expect_group(ctx, "出完了，第 1 名")
+        expect_group(ctx, "出完了，第 1 名", "本局结束：特务胜", "特务：玩家102", "积分", "+2", "-1", "/继续")
         expect_private(ctx, B, "你的牌已出完")
-        expect_group(ctx, "本局结束：特务胜", "特务：玩家102", "积分", "+2", "-1", "/继续")
     assert REGISTRY.get(str(GROUP)) is table and table.status == FINISHED
     saved = await REGISTRY.store.load_live()
     assert saved[str(GROUP)][1]["status"] == FINISHED
@@ -329,9 +327,8 @@ async def test_stats_self_and_other(app: App) -> None:
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("还没有战绩"), {"message_id": 1})
         ctx.receive_event(bot, gmsg(B, "出 A"))
-        expect_group(ctx, "第 1 名")
+        expect_group(ctx, "第 1 名", "本局结束")
         expect_private(ctx, B, "出完")
-        expect_group(ctx, "本局结束")
         event = gmsg(A, "/战绩")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("的战绩", "抓特务：1 局", "负 1", "胜率 0%", "积分 -1"),
@@ -342,3 +339,96 @@ async def test_stats_self_and_other(app: App) -> None:
                             {"card": "小B", "nickname": "B"})
         ctx.should_call_send(event, Has("小B 的战绩", "胜 1", "胜率 100%", "积分 +2"),
                              {"message_id": 1})
+
+
+# ---- hostile names, stray words, private chat ---------------------------------------------------
+async def test_cq_code_in_a_name_stays_text(app: App) -> None:
+    from nonebot.adapters.onebot.v11.event import Sender
+
+    event = gmsg(A, "/开局 抓特务 三人")
+    event.sender = Sender(user_id=A, nickname="x", card="[CQ:at,qq=all]", role="member")
+
+    class NoAtAll:
+        def __eq__(self, other: object) -> bool:
+            segs = list(other)  # type: ignore[call-overload]
+            return all(s.type == "text" for s in segs) and "［CQ:at,qq=all］" in str(segs[0].data)
+
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, event)
+        expect_friends(ctx)
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": NoAtAll()}, {"message_id": 1})
+    assert REGISTRY.get(str(GROUP)).seats[0].name == "［CQ:at,qq=all］"
+
+
+async def test_open_without_spaces_and_full_width(app: App) -> None:
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/开局抓特务三人"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌抓特务（3 人）")
+    REGISTRY.reset()
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(B, "/开局 抓特务 ４人"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌抓特务（4 人）")
+
+
+async def test_bystander_pass_words_are_ignored(app: App) -> None:
+    await seat_table(HANDS3)
+    for text in ("过", "不要"):
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(STRANGER, text))
+            ctx.should_not_pass_rule()
+
+
+async def test_refusals_name_the_bad_part(app: App) -> None:
+    table = await seat_table(HANDS3, leader=0)
+    before = engine_json(table)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 ♠3♠3"))
+        expect_group(ctx, "♠3 写了两次", at=A)
+        ctx.receive_event(bot, gmsg(A, "出 333 三张"))
+        expect_group(ctx, "你没有 3 张 3", at=A)
+        ctx.receive_event(bot, gmsg(A, "出 ♦7"))
+        expect_group(ctx, "你没有 ♦7", at=A)
+        ctx.receive_event(bot, gmsg(A, "出 7，7"))
+        expect_group(ctx, "对子", at=B)
+        expect_private(ctx, A, "手牌")
+    assert engine_json(table) != before and len(table.engine.log) == 1
+
+
+async def test_group_commands_in_private_chat_are_explained(app: App) -> None:
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        for text in ("/开局 抓特务 三人", "/战绩", "/结束"):
+            ctx.receive_event(bot, pmsg(A, text))
+            expect_private(ctx, A, "请在群里发送")
+        ctx.receive_event(bot, pmsg(A, "出 33"))
+        expect_private(ctx, A, "出牌和过请在群里发送")
+
+
+async def test_stats_by_qq_number(app: App) -> None:
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        event = gmsg(A, "/战绩 1234567")
+        ctx.receive_event(bot, event)
+        ctx.should_call_api("get_group_member_info", {"group_id": GROUP, "user_id": 1234567},
+                            {"card": "", "nickname": "路人"})
+        ctx.should_call_send(event, Has("路人 在本群还没有战绩"), {"message_id": 1})
+
+
+async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> None:
+    from plugins.paizhuo import actions
+
+    await seat_table(HANDS3, leader=2)
+    REGISTRY.reset()
+    await REGISTRY.restore()
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        expect_group(ctx, "机器人已重启，牌局继续", "轮到", at=C)
+        await actions.announce_resumed(bot)
+    assert REGISTRY.resumed == set()

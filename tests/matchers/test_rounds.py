@@ -98,9 +98,8 @@ async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
-        expect_group(ctx, "第 1 名")
+        expect_group(ctx, "第 1 名", "本局结束：特务胜", "/继续")
         expect_private(ctx, B, "出完")
-        expect_group(ctx, "本局结束：特务胜", "/继续")
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "准备好了（1/3）", "还等：玩家102、玩家103")
         ctx.receive_event(bot, gmsg(A, "/继续"))
@@ -138,9 +137,8 @@ async def finished_then_next(app: App, monkeypatch, rules: dict | None = None) -
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
-        expect_group(ctx, "第 1 名")
+        expect_group(ctx, "第 1 名", "本局结束")
         expect_private(ctx, B, "出完")
-        expect_group(ctx, "本局结束")
         for user in (A, B):
             ctx.receive_event(bot, gmsg(user, "/继续"))
             expect_group(ctx, "准备好了")
@@ -185,15 +183,12 @@ async def test_tribute_deadline_returns_lowest_then_declaring(app: App, monkeypa
     spy = game.spies()[0]
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        expect_private(ctx, B, "超时自动")
-        expect_private(ctx, A, "还给你")
-        expect_group(ctx, "已还贡给 玩家101（超时自动）")
-        expect_private(ctx, B, "超时自动")
-        expect_private(ctx, C, "还给你")
-        expect_group(ctx, "已还贡给 玩家103（超时自动）")
-        expect_group(ctx, "等待特务私聊选择", without=("玩家10",))
-        for seat, user in enumerate((A, B, C)):
-            expect_private(ctx, user, "请选择" if seat == spy else "请稍等")
+        # One message per recipient, in the order each first appears.
+        expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请稍等")
+        expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请稍等")
+        expect_group(ctx, "已还贡给 玩家101（超时自动）", "已还贡给 玩家103（超时自动）",
+                     "等待特务私聊选择", without=("是特务",))
+        expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请稍等")
         monkeypatch.setattr("plugins.paizhuo.actions.any_bot", lambda: bot)
         table.deadline = now_utc() - timedelta(seconds=1)
         actions.schedule(table)
@@ -218,7 +213,10 @@ async def test_declare_open_hand_and_hidden(app: App, monkeypatch) -> None:
         ctx.receive_event(bot, pmsg(users[spy], "明牌"))
         expect_private(ctx, users[spy], "你选择了：明牌")
         expect_group(ctx, f"玩家{users[spy]} 是特务，明牌！手牌：", "轮到")
-    assert game.phase == "play" and game.stakes[spy] == 4 and table.deadline is None
+    assert game.phase == "play" and game.stakes[spy] == 4
+    # Now the turn timer runs: 60 s (出牌限时 default) with a reminder 15 s before.
+    assert 55 < (table.deadline - now_utc()).total_seconds() <= 60
+    assert (table.deadline - table.remind_at).total_seconds() == 15
 
 
 async def test_hidden_spy_never_named_in_group_before_the_end(app: App, monkeypatch) -> None:
@@ -249,9 +247,8 @@ async def test_leave_between_games_closes_the_table(app: App) -> None:
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "不用 /继续", at=A)
         ctx.receive_event(bot, gmsg(B, "出 A"))
-        expect_group(ctx, "第 1 名")
+        expect_group(ctx, "第 1 名", "本局结束")
         expect_private(ctx, B, "出完")
-        expect_group(ctx, "本局结束")
     assert table.status == FINISHED
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

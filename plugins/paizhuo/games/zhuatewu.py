@@ -14,7 +14,10 @@ from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, p
 from engine.errors import MoveError
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, Move, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
+from engine.zhuatewu.strategy import LowestStrategy
+from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, UsageError
+from plugins.paizhuo.messaging import plain
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}
@@ -36,7 +39,8 @@ class ZhuatewuAdapter(GameAdapter):
     """抓特务 for 3 or 4 seats with the group's rule settings (Z)."""
 
     name = "抓特务"
-    schema = SCHEMA
+    schema = with_common(SCHEMA)
+    strategy = LowestStrategy()
 
     def parse_size(self, arg: str) -> int:
         """``三人`` / ``四人`` / ``3`` / ``4`` / ``3人`` / ``4人`` → 3 or 4 (Z-1)."""
@@ -75,12 +79,13 @@ class ZhuatewuAdapter(GameAdapter):
     def _prompt(self, game: ZGame, seats: list[SeatView]) -> Message:
         """``轮到 @X：…`` for the seat to act."""
         seat = game.turn
-        msg = Message("轮到 ") + at(seats[seat].user_id)
+        msg = plain("轮到 ") + at(seats[seat].user_id)
         if game.lead is None:
-            return msg + " 出牌（首出，不能过）"
+            return msg + MessageSegment.text(" 出牌（首出，不能过）")
         owner, cards, _ = game.lead
         reading = game.lead_reading()
-        return msg + f" 出牌：要大过 {seats[owner].name} 的 {self._cards(game, cards)}（{reading.name}），或 过"
+        return msg + MessageSegment.text(
+            f" 出牌：要大过 {seats[owner].name} 的 {self._cards(game, cards)}（{reading.name}），或 过")
 
     def _role_line(self, game: ZGame, seat: int) -> str:
         if game.roles[seat] != SPY:
@@ -139,7 +144,7 @@ class ZhuatewuAdapter(GameAdapter):
                 lines.append(f"{seats[s].name} 是特务，明牌！手牌：{self._cards(game, game.hands[s])}")
             else:
                 lines.append(f"{seats[s].name} 亮明：我是特务！")
-        return Message("".join(line + "\n" for line in lines)) + self._prompt(game, seats)
+        return plain("".join(line + "\n" for line in lines)) + self._prompt(game, seats)
 
     def _phase_says(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
         """What the group and players are told when a phase begins after another."""
@@ -160,7 +165,7 @@ class ZhuatewuAdapter(GameAdapter):
             lines.append(f"进贡：{seats[e['giver']].name} → {seats[e['receiver']].name} {e['count']} 张")
         head = "\n".join(lines) + "\n"
         if game.phase == "play":
-            says = [Say(Message(head) + self._play_start(game, seats))]
+            says = [Say(plain(head) + self._play_start(game, seats))]
         else:
             says = [Say(head + self._waiting_line(game))]
         for s in range(game.players):
@@ -177,19 +182,32 @@ class ZhuatewuAdapter(GameAdapter):
             says.append(Say("\n".join(parts), s))
         return says
 
+    def acting_seat(self, game: ZGame) -> int | None:
+        return game.turn if game.phase == "play" and not game.over else None
+
+    def auto_move(self, game: ZGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        action = self.strategy.choose(game, seat)
+        move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
+        return self._after_move(game, seats, move, why)
+
     def play(self, game: ZGame, seats: list[SeatView], seat: int, text: str | None) -> list[Say]:
         move = game.pass_turn(seat) if text is None else game.play_text(seat, text)
-        says = [Say(self._render_move(game, seats, move))]
+        return self._after_move(game, seats, move)
+
+    def _after_move(self, game: ZGame, seats: list[SeatView], move: Move, why: str = "") -> list[Say]:
+        seat = move.seat
+        says = [Say(self._render_move(game, seats, move, why))]
         if move.cards:
             says.append(Say(self.hand(game, seats, seat), seat))
         return says
 
-    def _render_move(self, game: ZGame, seats: list[SeatView], move: Move) -> Message:
+    def _render_move(self, game: ZGame, seats: list[SeatView], move: Move, why: str = "") -> Message:
         name = seats[move.seat].name
+        note = f"［{why}］" if why else ""
         if move.reading is not None:
-            lines = [f"{name} 出 {self._cards(game, move.cards)}（{move.reading.name}）"]
+            lines = [f"{name} 出 {self._cards(game, move.cards)}（{move.reading.name}）{note}"]
         else:
-            lines = [f"{name} 过"]
+            lines = [f"{name} 过{note}"]
         if move.place is not None:
             lines.append(f"{name} 出完了，第 {move.place} 名！")
         elif move.report is not None:
@@ -203,11 +221,11 @@ class ZhuatewuAdapter(GameAdapter):
             else:
                 lines.append(f"没人要，{winner} 拿下这一轮。")
         if game.over:
-            return Message("\n".join(lines))
+            return plain("\n".join(lines))
         if game.rules.show_counts:
             lines.append("张数：" + "，".join(
                 f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s]))
-        return Message("\n".join(lines) + "\n") + self._prompt(game, seats)
+        return plain("\n".join(lines) + "\n") + self._prompt(game, seats)
 
     def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         t = unicodedata.normalize("NFKC", text).strip()
@@ -230,8 +248,8 @@ class ZhuatewuAdapter(GameAdapter):
             cards = resolve(parse_cards(body), game.hands[seat], protected=game.spy_cards)
         except NotationError as err:
             raise MoveError("notation", f"{err}。请回复：还 <牌>，例如 还 3") from None
-        except CardsNotHeld:
-            raise MoveError("not_held", "你的手牌里没有这些牌") from None
+        except CardsNotHeld as err:
+            raise MoveError("not_held", str(err)) from None
         exchange = game.return_tribute(seat, cards)
         return self._returned(game, seats, [exchange], auto=False)
 
@@ -274,12 +292,12 @@ class ZhuatewuAdapter(GameAdapter):
                 line += f" 手牌：{self._cards(game, game.hands[s])}"
             lines.append(line)
         if game.over:
-            return Message("\n".join(lines))
+            return plain("\n".join(lines))
         if game.phase == "tribute":
-            return Message("\n".join([*lines, "等待还贡。"]))
+            return plain("\n".join([*lines, "等待还贡。"]))
         if game.phase == "declare":
-            return Message("\n".join([*lines, "等待特务选择明/暗。"]))
-        return Message("\n".join(lines) + "\n") + self._prompt(game, seats)
+            return plain("\n".join([*lines, "等待特务选择明/暗。"]))
+        return plain("\n".join(lines) + "\n") + self._prompt(game, seats)
 
     def end(self, game: ZGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
@@ -299,7 +317,7 @@ class ZhuatewuAdapter(GameAdapter):
         lines.append("积分：" + "，".join(
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
             for s in range(game.players)))
-        return Message("\n".join(lines))
+        return plain("\n".join(lines))
 
     def record(self, game: ZGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:

@@ -6,9 +6,16 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, MessageEvent
 
 
 def display_name(event: MessageEvent) -> str:
-    """The sender's group card, else nickname, else QQ number."""
+    """The sender's group card, else nickname, else QQ number; control characters
+    dropped, square brackets made full-width (no CQ code can hide in a name), at most 20
+    characters."""
     sender = event.sender
-    return (getattr(sender, "card", None) or sender.nickname or str(event.user_id)).strip()[:20]
+    for raw in (getattr(sender, "card", None), sender.nickname, str(event.user_id)):
+        name = "".join(ch for ch in (raw or "") if ch.isprintable()).strip()
+        name = name.replace("[", "［").replace("]", "］")[:20].strip()
+        if name:
+            return name
+    return str(event.user_id)
 
 
 def is_manager(bot: Bot, event: GroupMessageEvent) -> bool:

@@ -8,6 +8,7 @@ from nonebot.params import CommandArg
 
 from plugins.paizhuo import actions
 from plugins.paizhuo.matchers.depends import is_manager
+from plugins.paizhuo.messaging import plain
 from plugins.paizhuo.stats import render_stats
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）
@@ -19,7 +20,7 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）
 管理：/设置 抓特务 <项> <值>、/设置 抓特务 默认（群主、管理员）；/结束（开局人、群主、管理员）
 记牌：3 4 5 6 7 8 9 10 J Q K A 2，10 也可写 T 或 0，小王=小，大王=大；
 花色可写 ♠♥♣♦、黑桃/红桃/梅花/方块 或 s h c d，例如 出 ♥3 或 出 h3；
-空格随意：778899 = 7 7 8 8 9 9 = ７７８８９９；同牌有多种牌型时在牌后写牌型，如 出 333444 三连。
+空格、逗号随意：778899 = 7 7 8 8 9 9 = ７７８８９９；牌后可写牌型名，如 出 999 101010 JJJ 三连。
 机器人要私聊发牌，请先加它为好友。"""
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
@@ -31,14 +32,14 @@ set_cmd = on_command("设置", priority=10, block=True)
 
 @rules_cmd.handle()
 async def _(event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await rules_cmd.finish(await actions.show_rules(str(event.group_id), args.extract_plain_text()))
+    await rules_cmd.finish(plain(await actions.show_rules(str(event.group_id), args.extract_plain_text())))
 
 
 @set_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     text = await actions.change_setting(str(event.group_id), args.extract_plain_text(),
                                         is_manager(bot, event))
-    await set_cmd.finish(text)
+    await set_cmd.finish(plain(text))
 
 
 @hand_cmd.handle()
@@ -49,12 +50,15 @@ async def _(bot: Bot, event: MessageEvent) -> None:
 
 @help_cmd.handle()
 async def _(bot: Bot, event: MessageEvent) -> None:
-    await help_cmd.finish(HELP)
+    await help_cmd.finish(plain(HELP))
 
 
 @stats_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
+    typed = args.extract_plain_text().strip()
+    if target is None and typed.isdigit() and 5 <= len(typed) <= 12:
+        target = typed
     if target is None or target == "all":
         target, name = str(event.user_id), None
     else:
@@ -67,4 +71,4 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     if name is None:
         name = (event.sender.card or event.sender.nickname) if target == str(event.user_id) else target
     text = await render_stats(str(event.group_id), target, name or target)
-    await stats_cmd.finish(text)
+    await stats_cmd.finish(plain(text))

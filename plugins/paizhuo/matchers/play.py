@@ -51,8 +51,8 @@ async def _is_move(event: GroupMessageEvent) -> bool:
     if parsed is None:
         return False
     if table.seat_of(str(event.user_id)) is None:
-        # A bystander's chat that merely starts with 出 is not a move.
-        return parsed[0] == "pass" or looks_like_cards(parsed[1] or "")
+        # A bystander saying 过 / 不要, or chat that merely starts with 出, is not a move.
+        return parsed[0] == "play" and looks_like_cards(parsed[1] or "")
     return True
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_message
+from nonebot import on_command, on_message
 from nonebot.adapters.onebot.v11 import Bot, PrivateMessageEvent
-from nonebot.rule import Rule
+from nonebot.rule import Rule, is_type
 
 from plugins.paizhuo import actions
+from plugins.paizhuo.matchers.play import parse_move
 from plugins.paizhuo.messaging import deliver, private
 
 ANSWER_WORDS = {"明", "明牌", "暗", "明特务", "暗特务"}
@@ -33,3 +34,25 @@ async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     user_id = str(event.user_id)
     if not await actions.answer(bot, user_id, event.get_plaintext()):
         await deliver(bot, [private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。")])
+
+
+GROUP_ONLY = {"开局", "加入", "退出", "结束", "继续", "托管", "牌桌", "战绩", "规则", "设置"}
+group_only_cmd = on_command("开局", aliases=GROUP_ONLY - {"开局"}, rule=is_type(PrivateMessageEvent),
+                            priority=9, block=True)
+
+
+async def _is_private_move(event: PrivateMessageEvent) -> bool:
+    return parse_move(event.get_plaintext()) is not None
+
+
+private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
+
+
+@group_only_cmd.handle()
+async def _(bot: Bot, event: PrivateMessageEvent) -> None:
+    await deliver(bot, [private(str(event.user_id), "这个命令请在群里发送。私聊只用于：/手牌、还 <牌>、明 / 明牌 / 暗。")])
+
+
+@private_move.handle()
+async def _(bot: Bot, event: PrivateMessageEvent) -> None:
+    await deliver(bot, [private(str(event.user_id), "出牌和过请在群里发送，大家才看得到。")])

@@ -1,4 +1,4 @@
-"""``/开局``, ``/加入``, ``/退出``, ``/继续``, ``/结束``, ``/牌桌``: opening and managing a group's table."""
+"""``/开局``, ``/加入``, ``/退出``, ``/继续``, ``/托管``, ``/结束``, ``/牌桌``: opening and managing a group's table."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ leave_cmd = on_command("退出", aliases={"下桌"}, priority=10, block=True)
 end_cmd = on_command("结束", aliases={"结束牌局"}, priority=10, block=True)
 table_cmd = on_command("牌桌", priority=10, block=True)
 continue_cmd = on_command("继续", aliases={"再来", "下一局"}, priority=10, block=True)
+auto_cmd = on_command("托管", priority=10, block=True)
 
 
 @open_cmd.handle()
@@ -46,3 +47,8 @@ async def _(bot: Bot, event: GroupMessageEvent) -> None:
 @continue_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent) -> None:
     await actions.continue_table(bot, str(event.group_id), str(event.user_id))
+
+
+@auto_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.toggle_auto(bot, str(event.group_id), str(event.user_id))
