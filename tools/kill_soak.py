@@ -261,6 +261,8 @@ class Session:
         self.restarts = 0
         self.uids_finished: set[str] = set()
         self.moves_to_kill = self._gap()
+        self.latency: list[float] = []
+        self._decided: set[tuple] = set()
         self._trigger: tuple[int, Callable[[Sent], bool]] | None = None
         self._triggered = False
 
@@ -321,8 +323,11 @@ class Session:
         """Send ``action``, wait for the bot's reply and for it to go quiet; returns the
         mark taken before sending."""
         mark = self.sim.mark()
+        sent_at = time.monotonic()
         await self.send(action)
         await self.sim.wait_for(self._answer_pred(action), timeout=self.timeout, since=mark)
+        if action.kind not in ("hand", "table"):
+            self.latency.append(time.monotonic() - sent_at)
         await self.sim.wait_idle(quiet=quiet, timeout=self.timeout)
         return mark
 
@@ -395,10 +400,27 @@ class Session:
             return "deal" if len(st["ready"]) == self.size - 1 else "between"
         return "seating"
 
-    def plan_kill(self, action: Action, site: str) -> tuple[str, str, Any] | None:
+    @staticmethod
+    def position(st: dict | None, action: Action) -> tuple:
+        """Where in the script ``action`` is: the same for a command sent again after a
+        kill lost it, so kill decisions (and the random numbers they use) follow the
+        script, not the timing."""
+        if st is None:
+            return (action.kind,)
+        eng = st["engine"] or {}
+        returned = sum(1 for e in eng.get("exchanges", []) if e["returned"] is not None)
+        return (action.kind, action.player.user_id, st["games"], st["status"], len(st["seats"]),
+                len(st["ready"]), len(eng.get("log", [])), eng.get("phase"),
+                tuple(eng.get("declared", [])), returned)
+
+    def plan_kill(self, action: Action, site: str, st: dict | None) -> tuple[str, str, Any] | None:
         """``(mode, detail, param)`` when this action gets a kill point."""
         if action.kind in ("hand", "table") or len(self.kills) >= self.policy.max_kills:
             return None
+        key = self.position(st, action)
+        if key in self._decided:
+            return None
+        self._decided.add(key)
         if site == "play":
             played = sum(1 for k in self.kills if k.site == "play")
             if self.policy.max_play is not None and played >= self.policy.max_play:
@@ -411,8 +433,12 @@ class Session:
             return None
         modes = self.policy.modes
         mode = self.rng.choices(list(modes), weights=list(modes.values()))[0]
+        # Inflight delays scale with how long the bot takes to answer (measured): mostly
+        # within that time, so the kill lands while the command is being processed.
+        lat = sorted(self.latency[-30:])[len(self.latency[-30:]) // 2] if self.latency else 0.02
+        where, frac = self.rng.random(), self.rng.random()
+        delay = 0.0 if where < 0.15 else lat * (1.2 * frac if where < 0.85 else 1 + 2 * frac)
         if mode == "inflight":
-            delay = self.rng.choice([0.0, self.rng.uniform(0, 0.006), self.rng.uniform(0.006, 0.05)])
             return mode, f"+{delay * 1000:.0f}ms", delay
         if mode == "reply":
             if site == "end" and self.rng.random() < 0.7:
@@ -455,7 +481,7 @@ class Session:
 
     async def perform(self, action: Action, before: dict | None) -> None:
         site = self.site_of(action, before)
-        plan = self.plan_kill(action, site)
+        plan = self.plan_kill(action, site, before)
         if action.kind == "answer":
             self.questions.pop(action.player.user_id, None)
         if plan is None:

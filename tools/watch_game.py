@@ -59,8 +59,10 @@ async def main(size: int, games: int, seed: int | None) -> int:
             await sim.wait_for_text("战绩", kind="group", since=since)
             group_msgs = sum(1 for s in sim.sent if s.kind == "group")
             private_msgs = sum(1 for s in sim.sent if s.kind == "private")
-            print(f"=== 完。群消息 {group_msgs} 条，私聊 {private_msgs} 条；"
-                  f"共 {sum(p.moves for p in players)} 步。===")
+            moves = sum(p.moves for p in players)
+            print(f"=== 完。{games} 局共 {moves} 步，群消息 {group_msgs} 条，私聊 {private_msgs} 条；"
+                  f"平均每局 {moves / games:.0f} 步、群消息 {group_msgs / games:.0f} 条、"
+                  f"私聊 {private_msgs / games:.0f} 条。===")
             return 0 if end is not None else 1
         finally:
             await sim.close()
