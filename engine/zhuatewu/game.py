@@ -12,9 +12,10 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import DECK_54, RA, CardsNotHeld, parse_cards, rank_of, resolve
+from engine.cards import DECK_54, RA, rank_of
+from engine.climbing import ClimbingGame
 from engine.errors import MoveError
-from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
+from engine.readings import Reading
 from engine.zhuatewu.rules import ZRules, beats, classify
 
 SPY = "spy"
@@ -24,31 +25,8 @@ ROLE_NAMES = {SPY: "特务", CIVILIAN: "平民"}
 WIN, DRAW, LOSS = "win", "draw", "loss"
 
 
-@dataclass(slots=True)
-class Move:
-    """What one accepted move did, for the chat layer to announce.
-
-    ``seat`` made the move; ``cards`` and ``reading`` are the play (empty / ``None`` for
-    a pass). ``place`` is the finishing place (1-based) if the play emptied the hand;
-    ``report`` is the number of cards left when Z-6 报牌 applies; ``trick_won`` is set
-    when the move closed a trick (the seat that won it) and ``jiefeng`` when the lead
-    went to the finisher's 下家 (G-3 接风); ``next_seat`` is the seat to act now
-    (``None`` when the game is over); ``over`` tells whether the game ended.
-    """
-
-    seat: int
-    cards: list[int] = field(default_factory=list)
-    reading: Reading | None = None
-    place: int | None = None
-    report: int | None = None
-    trick_won: int | None = None
-    jiefeng: bool = False
-    next_seat: int | None = None
-    over: bool = False
-
-
-@dataclass(slots=True)
-class ZGame:
+@dataclass(slots=True, kw_only=True)
+class ZGame(ClimbingGame):
     """One game of 抓特务 for 3 or 4 seats (seats ``0..n-1``; seat order is play order, G-2).
 
     Create with :meth:`deal`. Fields are plain data: ``hands[seat]`` is a sorted card list,
@@ -68,22 +46,12 @@ class ZGame:
     first-lead card at that moment, Z-5).
     """
 
-    players: int
     rules: ZRules
     seed: int
     dealer: int
-    hands: list[list[int]]
     spy_cards: list[int]
     roles: list[str]
-    turn: int
-    lead: list | None = None
-    passes: int = 0
-    out: list[int] = field(default_factory=list)
     stakes: list[int] = field(default_factory=list)
-    played: list[bool] = field(default_factory=list)
-    log: list[list] = field(default_factory=list)
-    result: dict | None = None
-    phase: str = "play"
     exchanges: list[dict] = field(default_factory=list)
     declared: list[str | None] = field(default_factory=list)
     leader: int | None = None
@@ -145,27 +113,6 @@ class ZGame:
                    declared=[None] * players, leader=leader)
 
     # ---- queries -----------------------------------------------------------------------
-    @property
-    def over(self) -> bool:
-        """True once the game has a result (Z-7)."""
-        return self.result is not None
-
-    def active(self, seat: int) -> bool:
-        """A seat still holding cards (G-3)."""
-        return bool(self.hands[seat])
-
-    def next_active(self, seat: int) -> int:
-        """The first seat after ``seat`` in seat order that still holds cards."""
-        for step in range(1, self.players + 1):
-            s = (seat + step) % self.players
-            if self.hands[s]:
-                return s
-        raise RuntimeError("no active seat")
-
-    def lead_reading(self) -> Reading | None:
-        """The reading to beat in the current trick, ``None`` if the turn player leads."""
-        return Reading.from_json(self.lead[2]) if self.lead else None
-
     def spies(self) -> list[int]:
         """Seats holding a spy card (Z-2)."""
         return [s for s in range(self.players) if self.roles[s] == SPY]
@@ -174,114 +121,32 @@ class ZGame:
         """4 players and one seat holds both spy cards (打独头, Z-2)."""
         return self.players == 4 and len(self.spies()) == 1
 
-    # ---- moves ---------------------------------------------------------------------------
-    def parse_play(self, seat: int, text: str) -> tuple[list[int], str | None]:
-        """Read a play's text (G-1 notation, optional trailing type name, G-5) into the
-        concrete cards of ``seat``'s hand, choosing unnamed suits so that a spy card is
-        never shown while another card of that rank is left (G-1).
+    # ---- the game's rules in the shared trick machinery (Z-4, Z-6, Z-7) --------------------
+    def classify(self, cards: Sequence[int]) -> list[Reading]:
+        """Z-4 readings."""
+        return classify(cards, self.rules)
 
-        Returns ``(cards, kind_hint)``. Raises :class:`MoveError` (``notation`` /
-        ``not_held``) without changing anything.
-        """
-        body, hint = split_type_hint(text)
-        try:
-            specs = parse_cards(body)
-        except ValueError as err:
-            raise MoveError("notation", str(err)) from None
-        try:
-            cards = resolve(specs, self.hands[seat], protected=self.spy_cards)
-        except CardsNotHeld as err:
-            raise MoveError("not_held", str(err)) from None
-        return cards, hint
+    def beats(self, new: Reading, old: Reading) -> bool:
+        """Z-4 comparison."""
+        return beats(new, old)
 
-    def _check_turn(self, seat: int) -> None:
-        if self.over:
-            raise MoveError("over", "这局已经结束了")
-        if self.phase != "play":
-            raise MoveError("not_playing", "还没开始出牌，请等还贡和特务选择结束")
-        if seat != self.turn:
-            raise MoveError("not_turn", "还没轮到你")
+    def protected(self) -> Sequence[int]:
+        """G-1: spy cards are taken last by rank-only plays."""
+        return self.spy_cards
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
-        """``seat`` plays ``cards`` (card ids from their hand), Z-4 / G-3 / G-5.
+    def report(self, seat: int, left: int) -> int | None:
+        """Z-6 报牌: announce ``left`` when it is at most 报牌张数."""
+        return left if self.rules.report_at and left <= self.rules.report_at else None
 
-        Raises :class:`MoveError` — ``over``, ``not_turn``, ``not_held``, ``no_type``
-        (not a legal hand, or several types when leading), ``not_beat`` — and then the
-        state is unchanged.
-        """
-        self._check_turn(seat)
-        cards = list(cards)
-        hand = self.hands[seat]
-        if len(set(cards)) != len(cards):
-            raise MoveError("not_held", "同一张牌出了两次")
-        if not set(cards) <= set(hand):
-            raise MoveError("not_held", "你的手牌里没有这些牌")
-        readings = classify(cards, self.rules)
-        to_beat = self.lead_reading()
-        try:
-            if to_beat is None:
-                reading = choose_lead(readings, kind_hint)
-            else:
-                reading = choose_follow(readings, to_beat, beats, kind_hint)
-        except ReadingError as err:
-            code = "not_beat" if to_beat is not None and readings else "no_type"
-            raise MoveError(code, str(err)) from None
+    def on_out(self, seat: int) -> bool:
+        """Z-7: the game ends when every player of one side is out."""
+        if self._side_done():
+            self._finish()
+            return True
+        return False
 
-        left = [c for c in hand if c not in set(cards)]
-        self.hands[seat] = left
-        self.played[seat] = True
-        self.lead = [seat, sorted(cards), reading.to_json()]
-        self.passes = 0
-        self.log.append([seat, sorted(cards)])
-        move = Move(seat=seat, cards=sorted(cards), reading=reading)
-        if not left:
-            self.out.append(seat)
-            move.place = len(self.out)
-            if self._side_done():
-                self._finish()
-                move.over = True
-                return move
-        elif self.rules.report_at and len(left) <= self.rules.report_at:
-            move.report = len(left)
-        self.turn = self.next_active(seat)
-        move.next_seat = self.turn
-        return move
-
-    def play_text(self, seat: int, text: str) -> Move:
-        """:meth:`parse_play` then :meth:`play`; the turn is checked first, so a player
-        out of turn is told so whatever they typed."""
-        self._check_turn(seat)
-        cards, hint = self.parse_play(seat, text)
-        return self.play(seat, cards, hint)
-
-    def pass_turn(self, seat: int) -> Move:
-        """``seat`` passes (过/不要), G-3 / Z-5: always allowed when following, never when
-        leading. When every other active player has passed in a row, the last play wins
-        the trick; if its player is out, the lead goes to their 下家 (接风).
-
-        Raises :class:`MoveError` (``over``, ``not_turn``, ``must_lead``).
-        """
-        self._check_turn(seat)
-        if self.lead is None:
-            raise MoveError("must_lead", "你是首出，不能过，请出牌")
-        self.passes += 1
-        self.log.append([seat, []])
-        move = Move(seat=seat)
-        last = self.lead[0]
-        needed = sum(1 for s in range(self.players) if self.hands[s] and s != last)
-        if self.passes >= needed:
-            move.trick_won = last
-            if self.hands[last]:
-                self.turn = last
-            else:
-                self.turn = self.next_active(last)
-                move.jiefeng = True
-            self.lead = None
-            self.passes = 0
-        else:
-            self.turn = self.next_active(seat)
-        move.next_seat = self.turn
-        return move
+    def not_playing_reason(self) -> str:
+        return "还没开始出牌，请等还贡和特务选择结束"
 
     # ---- tribute (Z-8) and declaring (Z-9) -----------------------------------------------
     def tribute_allowed(self, seat: int) -> list[int]:
@@ -489,8 +354,6 @@ class ZGame:
 
     def _finish(self) -> None:
         outcome = self._outcome()
-        self.lead = None
-        self.passes = 0
         results = [DRAW] * self.players
         if outcome != "draw":
             results = [WIN if self.roles[s] == outcome else LOSS for s in range(self.players)]
@@ -526,13 +389,9 @@ class ZGame:
     def to_json(self) -> dict:
         """The whole state as plain JSON-able data; :meth:`from_json` restores it exactly."""
         return {
-            "players": self.players, "rules": self.rules.to_json(), "seed": self.seed,
-            "dealer": self.dealer, "hands": [list(h) for h in self.hands],
-            "spy_cards": list(self.spy_cards), "roles": list(self.roles), "turn": self.turn,
-            "lead": self.lead, "passes": self.passes, "out": list(self.out),
-            "stakes": list(self.stakes), "played": list(self.played),
-            "log": [list(e) for e in self.log], "result": self.result,
-            "phase": self.phase, "exchanges": [dict(e) for e in self.exchanges],
+            **self.base_json(), "rules": self.rules.to_json(), "seed": self.seed,
+            "dealer": self.dealer, "spy_cards": list(self.spy_cards), "roles": list(self.roles),
+            "stakes": list(self.stakes), "exchanges": [dict(e) for e in self.exchanges],
             "declared": list(self.declared), "leader": self.leader,
         }
 
@@ -540,13 +399,9 @@ class ZGame:
     def from_json(cls, data: dict) -> ZGame:
         """Inverse of :meth:`to_json`. Raises ``KeyError``/``TypeError`` on malformed data."""
         return cls(
-            players=int(data["players"]), rules=ZRules.from_json(data["rules"]),
+            **cls.base_fields(data), rules=ZRules.from_json(data["rules"]),
             seed=int(data["seed"]), dealer=int(data["dealer"]),
-            hands=[list(h) for h in data["hands"]], spy_cards=list(data["spy_cards"]),
-            roles=list(data["roles"]), turn=int(data["turn"]), lead=data["lead"],
-            passes=int(data["passes"]), out=list(data["out"]), stakes=list(data["stakes"]),
-            played=list(data["played"]), log=[list(e) for e in data["log"]],
-            result=data["result"], phase=str(data["phase"]),
-            exchanges=[dict(e) for e in data["exchanges"]], declared=list(data["declared"]),
-            leader=data["leader"],
+            spy_cards=list(data["spy_cards"]), roles=list(data["roles"]),
+            stakes=list(data["stakes"]), exchanges=[dict(e) for e in data["exchanges"]],
+            declared=list(data["declared"]), leader=data["leader"],
         )

@@ -11,8 +11,9 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
 from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
+from engine.climbing import Move
 from engine.errors import MoveError
-from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, Move, ZGame
+from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
 from engine.zhuatewu.strategy import LowestStrategy
 from plugins.paizhuo.common import with_common

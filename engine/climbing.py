@@ -1,0 +1,257 @@
+"""What every climbing game shares (RULES.md G-1, G-3, G-5): hands, turns, tricks with pass
+and 接风, finishing order, the move log, parsing a play against a hand, and JSON.
+
+A game subclasses :class:`ClimbingGame` and supplies its classifier and comparison
+(:meth:`classify`, :meth:`beats`), the cards a rank-only play must not reveal
+(:meth:`protected`), extra checks on a play (:meth:`check_play`), whether a seat may pass
+(:meth:`check_pass`), what a play announces (:meth:`report`) and what happens when a
+player goes out (:meth:`on_out`). Nothing here does I/O or reads a clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import CardsNotHeld, parse_cards, resolve
+from engine.errors import MoveError
+from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
+
+
+@dataclass(slots=True)
+class Move:
+    """What one accepted move did, for the chat layer to announce.
+
+    ``seat`` made the move; ``cards`` and ``reading`` are the play (empty / ``None`` for
+    a pass). ``place`` is the finishing place (1-based) if the play emptied the hand;
+    ``report`` is the number of cards left when the game announces it (Z-6 报牌, S-4
+    把一); ``trick_won`` is set when the move closed a trick (the seat that won it) and
+    ``jiefeng`` when the lead went to the finisher's 下家 (G-3 接风); ``next_seat`` is the
+    seat to act now (``None`` when the game is over); ``over`` tells whether it ended.
+    """
+
+    seat: int
+    cards: list[int] = field(default_factory=list)
+    reading: Reading | None = None
+    place: int | None = None
+    report: int | None = None
+    trick_won: int | None = None
+    jiefeng: bool = False
+    next_seat: int | None = None
+    over: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class ClimbingGame:
+    """Trick state of a climbing game for ``players`` seats (seat order = play order, G-2).
+
+    ``hands[seat]`` is a sorted card list; ``turn`` the seat to act; ``lead`` the play to
+    beat in the current trick as ``[seat, cards, reading]`` (``None`` when the turn player
+    leads); ``passes`` counts passes since that play; ``out`` is the finishing order;
+    ``played`` marks seats that have played a card; ``log`` holds every accepted move as
+    ``[seat, cards]`` (``[]`` = pass); ``phase`` is ``"play"`` once cards may be played;
+    ``result`` is set when the game is over.
+    """
+
+    players: int
+    hands: list[list[int]]
+    turn: int
+    lead: list | None = None
+    passes: int = 0
+    out: list[int] = field(default_factory=list)
+    played: list[bool] = field(default_factory=list)
+    log: list[list] = field(default_factory=list)
+    phase: str = "play"
+    result: dict | None = None
+
+    # ---- what a game supplies ----------------------------------------------------------
+    def classify(self, cards: Sequence[int]) -> list[Reading]:
+        """Every legal reading of ``cards`` under this game's rules (G-5)."""
+        raise NotImplementedError
+
+    def beats(self, new: Reading, old: Reading) -> bool:
+        """Whether ``new`` beats ``old`` under this game's rules."""
+        raise NotImplementedError
+
+    def protected(self) -> Sequence[int]:
+        """Cards a rank-only play takes last (G-1: never reveal a spy card)."""
+        return ()
+
+    def check_play(self, seat: int, cards: Sequence[int], reading: Reading) -> None:
+        """Extra rules on an otherwise legal play; raise :class:`MoveError` to refuse."""
+
+    def check_pass(self, seat: int) -> None:
+        """Extra rules on passing (e.g. S-4 must block); raise :class:`MoveError` to refuse."""
+
+    def report(self, seat: int, left: int) -> int | None:
+        """The card count to announce after ``seat`` played and kept ``left`` cards."""
+        return None
+
+    def on_out(self, seat: int) -> bool:
+        """``seat`` just went out; finish the game and return ``True`` if it is over."""
+        raise NotImplementedError
+
+    def not_playing_reason(self) -> str:
+        """Why moves are refused before the play phase."""
+        return "还没开始出牌"
+
+    # ---- queries -----------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        """True once the game has a result."""
+        return self.result is not None
+
+    def active(self, seat: int) -> bool:
+        """A seat still holding cards (G-3)."""
+        return bool(self.hands[seat])
+
+    def next_active(self, seat: int) -> int:
+        """The first seat after ``seat`` in seat order that still holds cards."""
+        for step in range(1, self.players + 1):
+            s = (seat + step) % self.players
+            if self.hands[s]:
+                return s
+        raise RuntimeError("no active seat")
+
+    def lead_reading(self) -> Reading | None:
+        """The reading to beat in the current trick, ``None`` if the turn player leads."""
+        return Reading.from_json(self.lead[2]) if self.lead else None
+
+    # ---- moves ---------------------------------------------------------------------------
+    def parse_play(self, seat: int, text: str) -> tuple[list[int], str | None]:
+        """Read a play's text (G-1 notation, optional trailing type name, G-5) into the
+        concrete cards of ``seat``'s hand; unnamed suits avoid :meth:`protected` cards
+        while another card of that rank is left (G-1).
+
+        Returns ``(cards, kind_hint)``. Raises :class:`MoveError` (``notation`` /
+        ``not_held``, naming the bad part) without changing anything.
+        """
+        body, hint = split_type_hint(text)
+        try:
+            specs = parse_cards(body)
+        except ValueError as err:
+            raise MoveError("notation", str(err)) from None
+        try:
+            cards = resolve(specs, self.hands[seat], protected=self.protected())
+        except CardsNotHeld as err:
+            raise MoveError("not_held", str(err)) from None
+        return cards, hint
+
+    def check_turn(self, seat: int) -> None:
+        """Raise :class:`MoveError` (``over``, ``not_playing``, ``not_turn``) unless it is
+        ``seat``'s turn to play."""
+        if self.over:
+            raise MoveError("over", "这局已经结束了")
+        if self.phase != "play":
+            raise MoveError("not_playing", self.not_playing_reason())
+        if seat != self.turn:
+            raise MoveError("not_turn", "还没轮到你")
+
+    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
+        """``seat`` plays ``cards`` (card ids from their hand): a lead takes any legal
+        reading, a follow must beat the play on the table (G-3, G-5).
+
+        Raises :class:`MoveError` — ``over``, ``not_playing``, ``not_turn``, ``not_held``,
+        ``no_type`` (no legal reading, or several types when leading), ``not_beat``, or a
+        game's own code — and then the state is unchanged.
+        """
+        self.check_turn(seat)
+        cards = list(cards)
+        hand = self.hands[seat]
+        if len(set(cards)) != len(cards):
+            raise MoveError("not_held", "同一张牌出了两次")
+        if not set(cards) <= set(hand):
+            raise MoveError("not_held", "你的手牌里没有这些牌")
+        readings = self.classify(cards)
+        to_beat = self.lead_reading()
+        try:
+            if to_beat is None:
+                reading = choose_lead(readings, kind_hint)
+            else:
+                reading = choose_follow(readings, to_beat, self.beats, kind_hint)
+        except ReadingError as err:
+            code = "not_beat" if to_beat is not None and readings else "no_type"
+            raise MoveError(code, str(err)) from None
+        self.check_play(seat, cards, reading)
+
+        gone = set(cards)
+        left = [c for c in hand if c not in gone]
+        self.hands[seat] = left
+        self.played[seat] = True
+        self.lead = [seat, sorted(cards), reading.to_json()]
+        self.passes = 0
+        self.log.append([seat, sorted(cards)])
+        move = Move(seat=seat, cards=sorted(cards), reading=reading)
+        if not left:
+            self.out.append(seat)
+            move.place = len(self.out)
+            if self.on_out(seat):
+                self.lead = None
+                self.passes = 0
+                move.over = True
+                return move
+        else:
+            move.report = self.report(seat, len(left))
+        self.turn = self.next_active(seat)
+        move.next_seat = self.turn
+        return move
+
+    def play_text(self, seat: int, text: str) -> Move:
+        """:meth:`parse_play` then :meth:`play`; the turn is checked first, so a player
+        out of turn is told so whatever they typed."""
+        self.check_turn(seat)
+        cards, hint = self.parse_play(seat, text)
+        return self.play(seat, cards, hint)
+
+    def pass_turn(self, seat: int) -> Move:
+        """``seat`` passes (过/不要), G-3: never when leading. When every other active
+        player has passed in a row, the last play wins the trick; if its player is out,
+        the lead goes to their 下家 (接风).
+
+        Raises :class:`MoveError` (``over``, ``not_playing``, ``not_turn``, ``must_lead``,
+        or a game's own code from :meth:`check_pass`).
+        """
+        self.check_turn(seat)
+        if self.lead is None:
+            raise MoveError("must_lead", "你是首出，不能过，请出牌")
+        self.check_pass(seat)
+        self.passes += 1
+        self.log.append([seat, []])
+        move = Move(seat=seat)
+        last = self.lead[0]
+        needed = sum(1 for s in range(self.players) if self.hands[s] and s != last)
+        if self.passes >= needed:
+            move.trick_won = last
+            if self.hands[last]:
+                self.turn = last
+            else:
+                self.turn = self.next_active(last)
+                move.jiefeng = True
+            self.lead = None
+            self.passes = 0
+        else:
+            self.turn = self.next_active(seat)
+        move.next_seat = self.turn
+        return move
+
+    # ---- persistence ---------------------------------------------------------------------
+    def base_json(self) -> dict[str, Any]:
+        """The shared fields as plain JSON-able data."""
+        return {
+            "players": self.players, "hands": [list(h) for h in self.hands], "turn": self.turn,
+            "lead": self.lead, "passes": self.passes, "out": list(self.out),
+            "played": list(self.played), "log": [list(e) for e in self.log],
+            "phase": self.phase, "result": self.result,
+        }
+
+    @staticmethod
+    def base_fields(data: dict) -> dict[str, Any]:
+        """Constructor keywords of the shared fields from :meth:`base_json` data."""
+        return {
+            "players": int(data["players"]), "hands": [list(h) for h in data["hands"]],
+            "turn": int(data["turn"]), "lead": data["lead"], "passes": int(data["passes"]),
+            "out": list(data["out"]), "played": list(data["played"]),
+            "log": [list(e) for e in data["log"]], "phase": str(data["phase"]),
+            "result": data["result"],
+        }
