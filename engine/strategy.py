@@ -2,14 +2,15 @@
 
 A strategy is any object with ``choose(game, seat) -> Action``; the chat layer asks the
 game's strategy and applies the action through the game's normal move functions, so a
-smarter player can replace :class:`~engine.zhuatewu.strategy.LowestStrategy` without
-touching anything else.
+smarter player can replace :class:`LowestStrategy` without touching anything else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from engine.cards import rank_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +30,22 @@ class Strategy(Protocol):
     def choose(self, game: Any, seat: int) -> Action:
         """The action to take; must be legal for the game."""
         ...
+
+
+class LowestStrategy:
+    """The default auto-play of every climbing game: pass when following; when leading
+    (G-3: a leader must play), the single card lowest by the game's ranking, a protected
+    card (a spy card, G-1) only when nothing else is left."""
+
+    def choose(self, game: Any, seat: int) -> Action:
+        """``game`` is a :class:`~engine.climbing.ClimbingGame` whose ``rules`` have
+        ``rank_order()``. Raises ``ValueError`` if ``seat`` has no cards."""
+        if game.lead is not None:
+            return PASS
+        hand = game.hands[seat]
+        if not hand:
+            raise ValueError("no cards to lead")
+        weight = game.rules.rank_order()
+        guard = set(game.protected())
+        low = min(hand, key=lambda c: (c in guard, weight[rank_of(c)], -(c % 4)))
+        return Action("play", (low,))

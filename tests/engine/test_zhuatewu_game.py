@@ -310,7 +310,7 @@ def test_property_json_round_trip_mid_game(seed: int, moves: int) -> None:
 
 def test_auto_play_strategy_passes_following_and_leads_lowest() -> None:
     """托管 default: pass when following; lead the lowest single (G-3, Z-3)."""
-    from engine.zhuatewu.strategy import LowestStrategy
+    from engine.strategy import LowestStrategy
 
     g = ZGame.from_hands([cards("5 9 K"), [SPADE_A, *cards("4 8")], cards("3 6")], leader=0)
     strategy = LowestStrategy()
