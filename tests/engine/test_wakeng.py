@@ -9,6 +9,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import cards
 
 from engine.cards import DECK_52, HEART, card, rank_of
 from engine.errors import MoveError
@@ -16,7 +17,6 @@ from engine.readings import Reading
 from engine.strategy import LowestStrategy
 from engine.wakeng.game import DIGGER, FARMER, WGame
 from engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
-from support import cards
 
 STD, SX = WRules(), WRules(ruleset="陕西")
 
