@@ -47,7 +47,9 @@ class SimPlayer:
             self.role_text = lines[0]
         for i, line in enumerate(lines):
             if line.startswith("你的手牌"):
-                self.hand = sorted(ranks_of(lines[i + 1])) if i + 1 < len(lines) else []
+                same_line = line.split("：", 1)[1] if "：" in line else ""
+                source = same_line if ranks_of(same_line) else (lines[i + 1] if i + 1 < len(lines) else "")
+                self.hand = sorted(ranks_of(source))
             if "你的牌已出完" in line:
                 self.hand = []
 
@@ -56,6 +58,8 @@ class SimPlayer:
         /``暗`` when asked to declare, ``还 <lowest cards>`` when asked to return tribute."""
         if "请选择，私聊回复" in sent.text:
             return self.declare
+        if "请扣 4 张牌" in sent.text:
+            return "扣 " + "".join(RANKS[r] for r in self.hand[:4])
         m = re.search(r"请还给 \S+ (\d+) 张牌", sent.text)
         if m:
             need = int(m.group(1))
@@ -64,7 +68,14 @@ class SimPlayer:
         return None
 
     def decide(self, prompt: str) -> str:
-        """The command to send for a ``轮到`` prompt."""
+        """The command to send for a ``轮到`` prompt (a bid when asked to bid: players
+        with an even QQ number pass when they may, the others bid the least they can)."""
+        bid = re.search(r"叫分：(.+?)（", prompt)
+        if bid:
+            options = [o.strip() for o in bid.group(1).split("/")]
+            if "不叫" in options and self.user_id % 2 == 0:
+                return "不叫"
+            return next(o for o in options if o != "不叫")
         counts: dict[int, int] = {}
         for r in self.hand:
             counts[r] = counts.get(r, 0) + 1

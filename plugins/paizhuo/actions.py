@@ -445,8 +445,8 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
     await run_locked(bot, table, change)
 
 
-async def move(bot: Bot, group_id: str, user_id: str, text: str | None) -> None:
-    """``出 <牌>`` (``text``) or ``过`` (``text is None``) at the group's table."""
+async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None) -> None:
+    """A group game command (``出 <牌>``, ``过``, a bid …) at the group's table."""
     table = REGISTRY.get(group_id)
     if table is None or not table.playing:
         return
@@ -456,8 +456,8 @@ async def move(bot: Bot, group_id: str, user_id: str, text: str | None) -> None:
 
     async def change() -> list[Outgoing]:
         outs = await _apply(
-            table, user_id, lambda seat: table.adapter.play(table.engine, table.seats, seat, text),
-            lambda msg: reply(group_id, user_id, msg), "play" if text is not None else "pass")
+            table, user_id, lambda seat: table.adapter.act(table.engine, table.seats, seat, kind, arg),
+            lambda msg: reply(group_id, user_id, msg), kind)
         return outs or []
 
     await run_locked(bot, table, change)

@@ -50,7 +50,7 @@ async def test_open_usage_errors(app: App) -> None:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局"))
         expect_group(ctx, "请写明游戏", at=A)
-        ctx.receive_event(bot, gmsg(A, "/开局 挖坑"))
+        ctx.receive_event(bot, gmsg(A, "/开局 手把一"))
         expect_group(ctx, "开发中", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务 五人"))
         expect_group(ctx, "请写明人数", at=A)

@@ -44,7 +44,7 @@ async def test_rules_lists_every_setting(app: App) -> None:
                                         "后续首出：上局头游", "报牌张数：1", "显示张数：关",
                                         "独头规则：a", "明特务：开", "明牌：开", "私聊限时：45"),
                              {"message_id": 1})
-        event = gmsg(A, "/规则 挖坑")
+        event = gmsg(A, "/规则 手把一")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("开发中"), {"message_id": 1})
 

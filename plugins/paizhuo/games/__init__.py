@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from plugins.paizhuo.games.base import GameAdapter, UsageError
+from plugins.paizhuo.games.wakeng import WakengAdapter
 from plugins.paizhuo.games.zhuatewu import ZhuatewuAdapter
 
-GAMES: dict[str, GameAdapter] = {"抓特务": ZhuatewuAdapter()}
+GAMES: dict[str, GameAdapter] = {"抓特务": ZhuatewuAdapter(), "挖坑": WakengAdapter()}
 """Playable games by name."""
 
-PLANNED = ("挖坑", "手把一")
+PLANNED = ("手把一",)
 """Games announced but not playable yet."""
 
 
@@ -19,7 +20,7 @@ def find_game(name: str) -> GameAdapter:
         return adapter
     if name.strip() in PLANNED:
         raise UsageError(f"{name.strip()} 还在开发中，目前可以玩：" + "、".join(GAMES))
-    raise UsageError("请写明游戏，例如：/开局 抓特务 四人。可选游戏：" + "、".join(GAMES))
+    raise UsageError("请写明游戏，例如：/开局 抓特务 四人、/开局 挖坑。可选游戏：" + "、".join(GAMES))
 
 
 __all__ = ["GAMES", "GameAdapter", "UsageError", "find_game"]

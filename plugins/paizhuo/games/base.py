@@ -46,6 +46,8 @@ class GameAdapter(ABC):
 
     name: str = ""
     schema: Schema
+    answer_prefixes: tuple[str, ...] = ()
+    """How this game's private answers start (e.g. ``还``), so private chat can route them."""
 
     @abstractmethod
     def parse_size(self, arg: str) -> int:
@@ -81,9 +83,14 @@ class GameAdapter(ABC):
         """Everything said when a game is dealt: table, hands, prompts."""
 
     @abstractmethod
-    def play(self, game: Any, seats: list[SeatView], seat: int, text: str | None) -> list[Say]:
-        """``出 <text>`` (``text``) or ``过`` (``None``) by ``seat``. Raises
-        ``engine.errors.MoveError`` and then changes nothing."""
+    def parse_command(self, text: str) -> tuple[str, str | None] | None:
+        """A group game command (prefix already removed) as ``(kind, argument)``, e.g.
+        ``("play", "778899")``, ``("pass", None)``; ``None`` when ``text`` is none."""
+
+    @abstractmethod
+    def act(self, game: Any, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
+        """Apply a parsed group command by ``seat``. Raises ``engine.errors.MoveError``
+        and then changes nothing."""
 
     @abstractmethod
     def answer(self, game: Any, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:

@@ -7,17 +7,17 @@ from __future__ import annotations
 import unicodedata
 from datetime import datetime
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
+from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
+from engine.cards import CardsNotHeld, NotationError, card_name, parse_cards, resolve
 from engine.climbing import Move
 from engine.errors import MoveError
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
-from engine.zhuatewu.strategy import LowestStrategy
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
 from plugins.paizhuo.messaging import plain
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
@@ -26,22 +26,12 @@ RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
 DECLARE_TEXT = {"明": "明特务（积分 ×2）", "明牌": "明牌（手牌公开，积分 ×4）", "暗": "暗特务（不亮身份）"}
 
 
-def at(user_id: str) -> MessageSegment:
-    """An @-mention of ``user_id``."""
-    return MessageSegment.at(int(user_id))
-
-
-def signed(n: int) -> str:
-    """``+2`` / ``-1`` / ``0``."""
-    return f"{n:+d}" if n else "0"
-
-
-class ZhuatewuAdapter(GameAdapter):
+class ZhuatewuAdapter(ClimbingAdapter):
     """抓特务 for 3 or 4 seats with the group's rule settings (Z)."""
 
     name = "抓特务"
     schema = with_common(SCHEMA)
-    strategy = LowestStrategy()
+    answer_prefixes = ("还", "明", "暗")
 
     def parse_size(self, arg: str) -> int:
         """``三人`` / ``四人`` / ``3`` / ``4`` / ``3人`` / ``4人`` → 3 or 4 (Z-1)."""
@@ -62,9 +52,6 @@ class ZhuatewuAdapter(GameAdapter):
     def load(self, data: dict) -> ZGame:
         return ZGame.from_json(data)
 
-    def is_over(self, game: ZGame) -> bool:
-        return game.over
-
     def prompt_seconds(self, game: ZGame) -> int | None:
         if game.over or game.phase == "play":
             return None
@@ -74,20 +61,6 @@ class ZhuatewuAdapter(GameAdapter):
         return game.rules.prompt_seconds
 
     # ---- text helpers ----------------------------------------------------------------------
-    def _cards(self, game: ZGame, cards: list[int]) -> str:
-        return format_cards(cards, game.rules.rank_order())
-
-    def _prompt(self, game: ZGame, seats: list[SeatView]) -> Message:
-        """``轮到 @X：…`` for the seat to act."""
-        seat = game.turn
-        msg = plain("轮到 ") + at(seats[seat].user_id)
-        if game.lead is None:
-            return msg + MessageSegment.text(" 出牌（首出，不能过）")
-        owner, cards, _ = game.lead
-        reading = game.lead_reading()
-        return msg + MessageSegment.text(
-            f" 出牌：要大过 {seats[owner].name} 的 {self._cards(game, cards)}（{reading.name}），或 过")
-
     def _role_line(self, game: ZGame, seat: int) -> str:
         if game.roles[seat] != SPY:
             return "你是平民。找出特务，帮同伴先走！"
@@ -104,12 +77,8 @@ class ZhuatewuAdapter(GameAdapter):
         return f"你是特务（持 {mine}）。另一名特务是谁，你并不知道。"
 
     def hand(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
-        hand = game.hands[seat]
-        head = f"【抓特务】{self._role_line(game, seat)}"
-        if not hand:
-            return f"{head}\n你的牌已出完。"
-        return (f"{head}\n你的手牌（{len(hand)} 张）：\n{self._cards(game, hand)}\n"
-                "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过")
+        return self.hand_text(game, "抓特务", self._role_line(game, seat), seat,
+                              "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过")
 
     def reminder(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "tribute" and game.next_return(seat):
@@ -142,10 +111,10 @@ class ZhuatewuAdapter(GameAdapter):
         lines = []
         for s in game.declared_spies():
             if game.declared[s] == "明牌":
-                lines.append(f"{seats[s].name} 是特务，明牌！手牌：{self._cards(game, game.hands[s])}")
+                lines.append(f"{seats[s].name} 是特务，明牌！手牌：{self.cards(game, game.hands[s])}")
             else:
                 lines.append(f"{seats[s].name} 亮明：我是特务！")
-        return plain("".join(line + "\n" for line in lines)) + self._prompt(game, seats)
+        return plain("".join(line + "\n" for line in lines)) + self.prompt(game, seats)
 
     def _phase_says(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
         """What the group and players are told when a phase begins after another."""
@@ -173,9 +142,9 @@ class ZhuatewuAdapter(GameAdapter):
             parts = [self.hand(game, seats, s)]
             for e in game.exchanges:
                 if e["giver"] == s:
-                    parts.append(f"你进贡给 {seats[e['receiver']].name}：{self._cards(game, e['given'])}")
+                    parts.append(f"你进贡给 {seats[e['receiver']].name}：{self.cards(game, e['given'])}")
                 if e["receiver"] == s:
-                    parts.append(f"{seats[e['giver']].name} 进贡给你：{self._cards(game, e['given'])}")
+                    parts.append(f"{seats[e['giver']].name} 进贡给你：{self.cards(game, e['given'])}")
             if game.phase == "tribute" and game.next_return(s):
                 parts.append(self._return_prompt(game, seats, s))
             if game.phase == "declare":
@@ -183,50 +152,18 @@ class ZhuatewuAdapter(GameAdapter):
             says.append(Say("\n".join(parts), s))
         return says
 
-    def acting_seat(self, game: ZGame) -> int | None:
-        return game.turn if game.phase == "play" and not game.over else None
-
-    def auto_move(self, game: ZGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        action = self.strategy.choose(game, seat)
-        move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
-        return self._after_move(game, seats, move, why)
-
-    def play(self, game: ZGame, seats: list[SeatView], seat: int, text: str | None) -> list[Say]:
-        move = game.pass_turn(seat) if text is None else game.play_text(seat, text)
-        return self._after_move(game, seats, move)
-
-    def _after_move(self, game: ZGame, seats: list[SeatView], move: Move, why: str = "") -> list[Say]:
-        seat = move.seat
-        says = [Say(self._render_move(game, seats, move, why))]
-        if move.cards:
-            says.append(Say(self.hand(game, seats, seat), seat))
-        return says
-
-    def _render_move(self, game: ZGame, seats: list[SeatView], move: Move, why: str = "") -> Message:
-        name = seats[move.seat].name
-        note = f"［{why}］" if why else ""
-        if move.reading is not None:
-            lines = [f"{name} 出 {self._cards(game, move.cards)}（{move.reading.name}）{note}"]
-        else:
-            lines = [f"{name} 过{note}"]
-        if move.place is not None:
-            lines.append(f"{name} 出完了，第 {move.place} 名！")
-        elif move.report is not None:
-            lines.append(f"报牌：{name} 只剩 {move.report} 张！")
+    def move_extras(self, game: ZGame, seats: list[SeatView], move: Move) -> list[str]:
+        """Z-9 明牌: the open hand after each play of that spy."""
         if move.cards and move.seat in game.open_seats() and game.hands[move.seat]:
-            lines.append(f"{name}（明牌）手牌：{self._cards(game, game.hands[move.seat])}")
-        if move.trick_won is not None:
-            winner = seats[move.trick_won].name
-            if move.jiefeng:
-                lines.append(f"{winner} 的牌没人要，{seats[game.turn].name} 接风。")
-            else:
-                lines.append(f"没人要，{winner} 拿下这一轮。")
-        if game.over:
-            return plain("\n".join(lines))
-        if game.rules.show_counts:
-            lines.append("张数：" + "，".join(
-                f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s]))
-        return plain("\n".join(lines) + "\n") + self._prompt(game, seats)
+            return [f"{seats[move.seat].name}（明牌）手牌：{self.cards(game, game.hands[move.seat])}"]
+        return []
+
+    def counts_line(self, game: ZGame, seats: list[SeatView]) -> str | None:
+        """Z-6 显示张数."""
+        if not game.rules.show_counts:
+            return None
+        return "张数：" + "，".join(
+            f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s])
 
     def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         t = unicodedata.normalize("NFKC", text).strip()
@@ -259,7 +196,7 @@ class ZhuatewuAdapter(GameAdapter):
         says: list[Say] = []
         for e in exchanges:
             giver, receiver = e["giver"], e["receiver"]
-            cards = self._cards(game, e["returned"])
+            cards = self.cards(game, e["returned"])
             note = "（超时自动）" if auto else ""
             says.append(Say(f"{self.hand(game, seats, receiver)}\n你已还给 {seats[giver].name}：{cards}{note}"
                             + ("\n" + self._return_prompt(game, seats, receiver)
@@ -290,7 +227,7 @@ class ZhuatewuAdapter(GameAdapter):
                 status.append(f"{len(game.hands[s])} 张")
             line = f"{s + 1}. {seat.name}" + (f"（{'，'.join(status)}）" if status else "")
             if s in game.open_seats() and game.hands[s]:
-                line += f" 手牌：{self._cards(game, game.hands[s])}"
+                line += f" 手牌：{self.cards(game, game.hands[s])}"
             lines.append(line)
         if game.over:
             return plain("\n".join(lines))
@@ -298,7 +235,7 @@ class ZhuatewuAdapter(GameAdapter):
             return plain("\n".join([*lines, "等待还贡。"]))
         if game.phase == "declare":
             return plain("\n".join([*lines, "等待特务选择明/暗。"]))
-        return plain("\n".join(lines) + "\n") + self._prompt(game, seats)
+        return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
 
     def end(self, game: ZGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
@@ -314,7 +251,7 @@ class ZhuatewuAdapter(GameAdapter):
             lines.append("倍数：" + "，".join(f"{seats[s].name} ×{game.stakes[s]}" for s in stakes))
         for s in range(game.players):
             if game.hands[s]:
-                lines.append(f"{seats[s].name} 剩牌：{self._cards(game, game.hands[s])}")
+                lines.append(f"{seats[s].name} 剩牌：{self.cards(game, game.hands[s])}")
         lines.append("积分：" + "，".join(
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
             for s in range(game.players)))

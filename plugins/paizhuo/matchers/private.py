@@ -1,5 +1,6 @@
-"""Private answers to the bot: ``还 <牌>`` (return tribute, Z-8) and ``明`` / ``明牌`` / ``暗``
-(declaring, Z-9). Hidden choices are only ever made here, never in the group (G-4)."""
+"""Private answers to the bot — 抓特务 ``还 <牌>`` (Z-8) and ``明`` / ``明牌`` / ``暗`` (Z-9),
+挖坑 ``扣 <4张>`` (W-3) — and short explanations for group commands sent privately.
+Hidden choices are only ever made here, never in the group (G-4)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,15 @@ from nonebot.adapters.onebot.v11 import Bot, PrivateMessageEvent
 from nonebot.rule import Rule, is_type
 
 from plugins.paizhuo import actions
+from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.matchers.play import parse_move
 from plugins.paizhuo.messaging import deliver, private
 
-ANSWER_WORDS = {"明", "明牌", "暗", "明特务", "暗特务"}
-
 
 def is_answer_text(text: str) -> bool:
-    """``还 …`` or one of the declare words."""
+    """Whether ``text`` starts like a private answer of any game (``还``, ``明``, ``扣`` …)."""
     t = unicodedata.normalize("NFKC", text).strip()
-    return t in ANSWER_WORDS or t.startswith("还")
+    return any(t.startswith(p) for adapter in GAMES.values() for p in adapter.answer_prefixes)
 
 
 async def _is_answer(event: PrivateMessageEvent) -> bool:

@@ -1,0 +1,220 @@
+"""挖坑 in the chat: bidding in the group (``叫 2`` / ``不叫``), the digger's private bury
+(``扣 <4张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
+The buried and bottom cards stay hidden until the end (W-3)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime
+
+from nonebot.adapters.onebot.v11 import Message, MessageSegment
+
+from db.records import FinishedGame, FinishedPlayer
+from engine.cards import CardsNotHeld, NotationError, parse_cards, resolve
+from engine.errors import MoveError
+from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
+from engine.wakeng.rules import SCHEMA, WRules
+from plugins.paizhuo.common import with_common
+from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.climbing import ClimbingAdapter, at, signed
+from plugins.paizhuo.messaging import plain
+
+BID_RE = re.compile(r"^叫\s*([123一二三])\s*分?$")
+NO_BID = {"不叫", "不叫了", "pass叫"}
+CN_DIGITS = {"一": 1, "二": 2, "三": 3}
+RESULT_TEXT = {"win": "胜", "loss": "负"}
+HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
+
+
+class WakengAdapter(ClimbingAdapter):
+    """挖坑 for 3 seats with the group's rule set (W)."""
+
+    name = "挖坑"
+    schema = with_common(SCHEMA)
+    answer_prefixes = ("扣",)
+
+    def parse_size(self, arg: str) -> int:
+        """挖坑 is always 3 players (W-1); ``三人`` / ``3`` or nothing."""
+        if unicodedata.normalize("NFKC", arg).strip() in ("", "3", "三", "三人", "3人"):
+            return 3
+        raise UsageError("挖坑固定 3 人：/开局 挖坑")
+
+    def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> WGame:
+        first = previous["out"][0] if previous and previous.get("out") else None
+        return WGame.deal(WRules.from_json(settings), seed, first=first)
+
+    def next_game_info(self, game: WGame) -> dict:
+        return game.next_game_info()
+
+    def dump(self, game: WGame) -> dict:
+        return game.to_json()
+
+    def load(self, data: dict) -> WGame:
+        return WGame.from_json(data)
+
+    def prompt_seconds(self, game: WGame) -> int | None:
+        return game.rules.prompt_seconds if game.phase == "bury" and not game.over else None
+
+    # ---- commands ----------------------------------------------------------------------------
+    def parse_command(self, text: str) -> tuple[str, str | None] | None:
+        """``叫 2`` / ``叫2`` / ``叫二`` → ``("bid", "2")``; ``不叫`` → ``("bid", "0")``;
+        otherwise ``出`` / ``过``."""
+        t = unicodedata.normalize("NFKC", text).strip()
+        if t in NO_BID:
+            return ("bid", "0")
+        m = BID_RE.match(t)
+        if m:
+            return ("bid", str(CN_DIGITS.get(m.group(1), m.group(1))))
+        return super().parse_command(t)
+
+    def act(self, game: WGame, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
+        if kind == "bid":
+            game.place_bid(seat, int(arg or 0))
+            return self._after_bid(game, seats, seat)
+        if game.phase == "bid":
+            raise MoveError("not_playing", "现在是叫分：叫 1 / 叫 2 / 叫 3 / 不叫")
+        return super().act(game, seats, seat, kind, arg)
+
+    def acting_seat(self, game: WGame) -> int | None:
+        if game.over:
+            return None
+        if game.phase == "bid":
+            return game.bidder
+        return super().acting_seat(game)
+
+    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        if game.phase == "bid":
+            game.bid_timeout()
+            return self._after_bid(game, seats, seat, why)
+        return super().auto_move(game, seats, seat, why)
+
+    # ---- texts ---------------------------------------------------------------------------------
+    def _bid_prompt(self, game: WGame, seats: list[SeatView]) -> Message:
+        high = max((b or 0) for b in game.bids)
+        options = " / ".join("不叫" if b == 0 else f"叫 {b}" for b in game.bid_options(game.bidder))
+        current = f"当前最高 {high} 分" if high else "还没人叫"
+        return plain("轮到 ") + at(seats[game.bidder].user_id) + MessageSegment.text(
+            f" 叫分：{options}（{current}）")
+
+    def _after_bid(self, game: WGame, seats: list[SeatView], seat: int, why: str = "") -> list[Say]:
+        amount = game.bids[seat]
+        note = f"［{why}］" if why else ""
+        line = f"{seats[seat].name} {'不叫' if amount == 0 else f'叫 {amount} 分'}{note}"
+        if game.phase == "bid":
+            return [Say(plain(line + "\n") + self._bid_prompt(game, seats))]
+        digger = seats[game.digger].name
+        note = "（三家都不叫，先叫的人挖 1 分）" if not any(game.bids) else ""
+        return [
+            Say(f"{line}\n{digger} 当挖坑者，{game.bid} 分{note}。等 {digger} 私聊扣底"
+                f"（限时 {game.rules.prompt_seconds} 秒）。"),
+            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4张牌>，例如 扣 3456。"
+                f"扣完拿到 4 张底牌。{game.rules.prompt_seconds} 秒内不回复自动扣最小的 4 张。\n"
+                f"你的手牌：{self.cards(game, game.hands[game.digger])}", game.digger),
+        ]
+
+    def hand(self, game: WGame, seats: list[SeatView], seat: int) -> str:
+        if game.digger is None:
+            head = "叫分在群里发：叫 1 / 叫 2 / 叫 3 / 不叫。"
+        elif seat == game.digger:
+            head = f"你是挖坑者（{game.bid} 分）。"
+        else:
+            head = f"你是农民，挖坑者是 {seats[game.digger].name}（{game.bid} 分）。"
+        return self.hand_text(game, "挖坑", head, seat, HOW_TO_PLAY)
+
+    def reminder(self, game: WGame, seats: list[SeatView], seat: int) -> str:
+        if game.phase == "bury" and seat == game.digger:
+            return "请扣 4 张牌：私聊回复 扣 <4张牌>。"
+        return ""
+
+    # ---- flows -----------------------------------------------------------------------------------
+    def start(self, game: WGame, seats: list[SeatView]) -> list[Say]:
+        names = " → ".join(f"{i + 1}.{s.name}" for i, s in enumerate(seats))
+        rule = "陕西规则" if game.rules.shaanxi else "标准规则"
+        first = "（持最小的红桃先叫先出）" if game.rules.shaanxi else ""
+        says = [Say(plain(f"【挖坑】开局！（{rule}，每人 16 张，4 张底牌）\n座次：{names}\n"
+                          f"{seats[game.first].name} 先叫{first}。手牌已私聊发出，发送 /手牌 可重发。\n")
+                    + self._bid_prompt(game, seats))]
+        says += [Say(self.hand(game, seats, s), s) for s in range(3)]
+        return says
+
+    def answer(self, game: WGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
+        t = unicodedata.normalize("NFKC", text).strip()
+        if not t.startswith("扣"):
+            return None
+        if game.phase != "bury" or seat != game.digger:
+            raise MoveError("not_burying", "现在不需要你扣底")
+        try:
+            cards = resolve(parse_cards(t[1:]), game.hands[seat])
+        except NotationError as err:
+            raise MoveError("notation", f"{err}。请回复：扣 <4张牌>，例如 扣 3456") from None
+        except CardsNotHeld as err:
+            raise MoveError("not_held", str(err)) from None
+        game.bury(seat, cards)
+        return self._after_bury(game, seats, "")
+
+    def _after_bury(self, game: WGame, seats: list[SeatView], why: str) -> list[Say]:
+        digger = seats[game.digger].name
+        note = f"［{why}］" if why else ""
+        return [
+            Say(f"你扣下：{self.cards(game, game.buried)}{note}；拿到底牌：{self.cards(game, game.bottom)}\n"
+                + self.hand(game, seats, game.digger), game.digger),
+            Say(plain(f"{digger} 扣底完成{note}。\n") + self.prompt(game, seats)),
+        ]
+
+    def timeout(self, game: WGame, seats: list[SeatView]) -> list[Say]:
+        if game.phase == "bury":
+            game.bury_timeout()
+            return self._after_bury(game, seats, "超时自动")
+        return []
+
+    def table(self, game: WGame, seats: list[SeatView]) -> Message:
+        lines = [f"【挖坑】{'陕西' if game.rules.shaanxi else '标准'}规则"]
+        for s, seat in enumerate(seats):
+            status = []
+            if game.digger == s:
+                status.append(f"挖坑者 {game.bid} 分")
+            if game.bids[s] is not None and game.phase == "bid":
+                status.append("不叫" if game.bids[s] == 0 else f"叫 {game.bids[s]}")
+            if game.phase == "play":
+                status.append(f"{len(game.hands[s])} 张")
+            lines.append(f"{s + 1}. {seat.name}" + (f"（{'，'.join(status)}）" if status else ""))
+        if game.over:
+            return plain("\n".join(lines))
+        if game.phase == "bid":
+            return plain("\n".join(lines) + "\n") + self._bid_prompt(game, seats)
+        if game.phase == "bury":
+            return plain("\n".join([*lines, "等待挖坑者扣底。"]))
+        return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def end(self, game: WGame, seats: list[SeatView]) -> Message:
+        result = game.result or {}
+        winner = "挖坑者胜" if result["winner"] == DIGGER else "农民胜"
+        mult = "" if game.rules.shaanxi else f"，倍数 ×{result['multiplier']}"
+        lines = [f"【挖坑】本局结束：{winner}！",
+                 f"挖坑者：{seats[game.digger].name}（{game.bid} 分）；扣的底：{self.cards(game, game.buried)}{mult}",
+                 f"原底牌：{self.cards(game, game.bottom)}"]
+        for s in range(3):
+            if game.hands[s]:
+                lines.append(f"{seats[s].name} 剩牌：{self.cards(game, game.hands[s])}")
+        lines.append("积分：" + "，".join(
+            f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
+            for s in range(3)))
+        return plain("\n".join(lines))
+
+    def record(self, game: WGame, seats: list[SeatView], uid: str, group_id: str,
+               started_at: datetime, ended_at: datetime) -> FinishedGame:
+        result = game.result or {}
+        players = [
+            FinishedPlayer(user_id=seats[s].user_id, seat=s + 1, role=ROLE_NAMES[game.role(s)],
+                           place=game.out.index(s) + 1 if s in game.out else None,
+                           result=result["results"][s], points=result["points"][s])
+            for s in range(3)
+        ]
+        return FinishedGame(uid=uid, game=self.name, group_id=group_id, started_at=started_at,
+                            ended_at=ended_at, settings=game.rules.to_json(),
+                            summary={"winner": result["winner"], "bid": game.bid,
+                                     "multiplier": result["multiplier"], "buried": game.buried,
+                                     "bottom": game.bottom, "digger": game.digger,
+                                     "bids": game.bids, "seed": game.seed},
+                            players=players)
