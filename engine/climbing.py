@@ -78,6 +78,10 @@ class ClimbingGame:
         """Cards a rank-only play takes last (G-1: never reveal a spy card)."""
         return ()
 
+    def lead_readings(self, readings: list[Reading]) -> list[Reading]:
+        """The readings a lead may take (e.g. S-3.4: never a bomb)."""
+        return readings
+
     def check_play(self, seat: int, cards: Sequence[int], reading: Reading) -> None:
         """Extra rules on an otherwise legal play; raise :class:`MoveError` to refuse."""
 
@@ -167,7 +171,7 @@ class ClimbingGame:
         to_beat = self.lead_reading()
         try:
             if to_beat is None:
-                reading = choose_lead(readings, kind_hint)
+                reading = choose_lead(self.lead_readings(readings), kind_hint)
             else:
                 reading = choose_follow(readings, to_beat, self.beats, kind_hint)
         except ReadingError as err:
