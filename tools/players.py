@@ -20,6 +20,7 @@ from tools.onebot_sim import OneBotSim, Sent
 RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "小王", "大王"]
 CARD_RE = re.compile(r"(?:[♠♥♣♦](10|[3-9JQKA2]))|(小王|大王)")
 SET_SIZES = {"单张": 1, "对子": 2, "三张": 3, "四张": 4}
+"""Follows the simulated players know: the same number of one rank."""
 FOLLOW_RE = re.compile(r"要大过 .+? 的 (.+?)（(.+?)）")
 
 
@@ -68,31 +69,38 @@ class SimPlayer:
         return None
 
     def decide(self, prompt: str) -> str:
-        """The command to send for a ``轮到`` prompt (a bid when asked to bid: players
-        with an even QQ number pass when they may, the others bid the least they can)."""
+        """The first command :meth:`candidates` proposes."""
+        return self.candidates(prompt)[0]
+
+    def candidates(self, prompt: str) -> list[str]:
+        """Commands to try, in order, for a ``轮到`` prompt (the next one is tried when the
+        bot refuses one). Bidding: players with an even QQ number pass when they may, the
+        others bid the least they can. Leading: the whole lowest rank group, then each
+        single from the lowest. Following a single / pair / triple / four: the lowest rank
+        that beats it, then a four of a kind (a bomb in the games that have them), then
+        pass, then the singles and pairs that might be a must-block answer."""
         bid = re.search(r"叫分：(.+?)（", prompt)
         if bid:
             options = [o.strip() for o in bid.group(1).split("/")]
             if "不叫" in options and self.user_id % 2 == 0:
-                return "不叫"
-            return next(o for o in options if o != "不叫")
+                return ["不叫"]
+            return [next(o for o in options if o != "不叫")]
         counts: dict[int, int] = {}
         for r in self.hand:
             counts[r] = counts.get(r, 0) + 1
+        singles = ["出 " + RANKS[r] for r in sorted(counts)]
         follow = FOLLOW_RE.search(prompt)
         if follow is None:
             low = min(counts)
-            return "出 " + RANKS[low] * counts[low]
-        kind = follow.group(2)
-        size = SET_SIZES.get(kind)
+            return ["出 " + RANKS[low] * counts[low], *singles]
+        size = SET_SIZES.get(follow.group(2))
         table_ranks = ranks_of(follow.group(1))
-        if size is None or not table_ranks:
-            return "过"
-        top = table_ranks[0]
-        for r in sorted(counts):
-            if r > top and counts[r] >= size:
-                return "出 " + RANKS[r] * size
-        return "过"
+        out = []
+        if size is not None and table_ranks:
+            out += ["出 " + RANKS[r] * size for r in sorted(counts)
+                    if r > table_ranks[0] and counts[r] >= size]
+        out += ["出 " + RANKS[r] * 4 for r in sorted(counts) if counts[r] == 4]
+        return [*out, "过", *singles, *("出 " + RANKS[r] * 2 for r in sorted(counts) if counts[r] >= 2)]
 
 
 async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
@@ -190,14 +198,13 @@ async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], sinc
         player = by_id[next(u for u in sent.at if u in by_id)]
         await asyncio.sleep(0)  # let the private hand message land first
         await sim.wait_idle(quiet=0.05, timeout=timeout)
-        command = player.decide(sent.text)
-        mark = sim.mark()
-        await sim.group_message(group_id, player.user_id, command)
-        answer = await sim.wait_for(
-            lambda s: s.kind == "group" and s.target == group_id, since=mark, timeout=timeout)
-        if answer.at == [player.user_id] and "轮到" not in answer.text:
-            # Refused (shouldn't happen with this strategy): pass instead.
-            await sim.group_message(group_id, player.user_id, "过")
+        for command in player.candidates(sent.text):
+            mark = sim.mark()
+            await sim.group_message(group_id, player.user_id, command)
+            answer = await sim.wait_for(
+                lambda s: s.kind == "group" and s.target == group_id, since=mark, timeout=timeout)
+            if not (answer.at == [player.user_id] and "轮到" not in answer.text):
+                break  # accepted (a refusal is a short reply @-mentioning only the player)
         player.moves += 1
         moves += 1
     raise RuntimeError("game did not end")

@@ -1,9 +1,10 @@
-"""Watch whole games without QQ: ``python tools/watch_game.py [3|4] [--games N]``.
+"""Watch whole games without QQ: ``python tools/watch_game.py [人数] [--game 游戏] [--games N]``.
 
 Starts the real bot (``bot.py``) on a free port with a throw-away database, connects the
 simulated OneBot v11 implementation (``tools/onebot_sim.py``) over a real reverse
-WebSocket, seats simulated players in a group and plays 抓特务 to the end, printing every
-message the group and each player received. Finally asks ``/战绩`` for the first player.
+WebSocket, seats simulated players in a group and plays the game (抓特务 by default; 挖坑,
+手把一) to the end, printing every message the group and each player received. Finally
+asks ``/战绩`` for the first player.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
 from tools.players import SimPlayer, next_game, play_table  # noqa: E402
 
 GROUP = 20001
-NAMES = ["甲", "乙", "丙", "丁"]
-DECLARE = ["明", "暗", "明牌", "暗"]
+NAMES = ["甲", "乙", "丙", "丁", "戊", "己"]
+DECLARE = ["明", "暗", "明牌", "暗", "暗", "暗"]
 
 
 def printer(sim: OneBotSim, names: dict[int, str]):
@@ -35,7 +36,7 @@ def printer(sim: OneBotSim, names: dict[int, str]):
     return show
 
 
-async def main(size: int, games: int, seed: int | None) -> int:
+async def main(game: str, size: int, games: int, seed: int | None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bot = BotProcess(Path(tmp) / "bot.log", access_token="watch",
                          database_url=f"sqlite+aiosqlite:///{tmp}/watch.db", log_level="WARNING",
@@ -49,8 +50,8 @@ async def main(size: int, games: int, seed: int | None) -> int:
         sim.listeners.append(printer(sim, {p.user_id: p.name for p in players}))
         try:
             await sim.connect(bot.url, "watch")
-            print(f"=== 抓特务 {size} 人局，连打 {games} 局（模拟玩家）===\n")
-            end = await play_table(sim, GROUP, players, f"抓特务 {size}")
+            print(f"=== {game} {size} 人局，连打 {games} 局（模拟玩家）===\n")
+            end = await play_table(sim, GROUP, players, f"{game} {size}人" if game != "挖坑" else "挖坑")
             for _ in range(games - 1):
                 end = await next_game(sim, GROUP, players) if end is not None else None
             await sim.wait_idle(quiet=0.3)
@@ -71,8 +72,11 @@ async def main(size: int, games: int, seed: int | None) -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("size", nargs="?", type=int, default=4, choices=[3, 4])
-    parser.add_argument("--games", type=int, default=1, help="连打几局（第二局起有进贡）")
+    parser.add_argument("size", nargs="?", type=int, default=4, choices=range(2, 7),
+                        help="人数：抓特务 3–4，挖坑 3，手把一 2–6")
+    parser.add_argument("--game", default="抓特务", choices=["抓特务", "挖坑", "手把一"])
+    parser.add_argument("--games", type=int, default=1, help="连打几局（抓特务第二局起有进贡）")
     parser.add_argument("--seed", type=int, default=None, help="固定发牌种子（可复现）")
     ns = parser.parse_args()
-    sys.exit(asyncio.run(main(ns.size, ns.games, ns.seed)))
+    size = 3 if ns.game == "挖坑" else ns.size
+    sys.exit(asyncio.run(main(ns.game, size, ns.games, ns.seed)))

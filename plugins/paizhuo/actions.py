@@ -73,10 +73,17 @@ def not_friend_text() -> str:
     return "机器人需要私聊给你发牌：请先加机器人为好友，再来入座。"
 
 
+def capacity(table: Table) -> int:
+    """The seats of a table: its size, or the game's seat limit for an open-ended table
+    (手把一 opened without a size starts on ``/开始``)."""
+    return table.size or table.adapter.max_seats(table.settings)
+
+
 def seat_list(table: Table) -> str:
-    """``1.张三 2.李四（2/4）``."""
+    """``1.张三 2.李四（2/4）`` (``2/最多 6`` for an open-ended table)."""
     names = " ".join(f"{i + 1}.{s.name}" for i, s in enumerate(table.seats))
-    return f"{names}（{len(table.seats)}/{table.size}）"
+    limit = table.size or f"最多 {capacity(table)}"
+    return f"{names}（{len(table.seats)}/{limit}）"
 
 
 # ---- deadlines ---------------------------------------------------------------------------
@@ -214,7 +221,7 @@ async def start_game(table: Table) -> list[Outgoing]:
     """Deal (seats full, or everyone sent /继续) with the group's current settings; returns
     the start messages, hands and prompts. Caller holds the table lock."""
     table.settings = await group_settings(table.group_id, table.adapter)
-    table.engine = table.adapter.new_game(table.size, table.settings, deal_seed(table),
+    table.engine = table.adapter.new_game(len(table.seats), table.settings, deal_seed(table),
                                           table.previous)
     table.status = PLAYING
     table.ready = []
@@ -262,7 +269,8 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         await REGISTRY.save(table)
         schedule(table)
     log_event(table, "open", 0, size=size)
-    await deliver(bot, [group(group_id, f"{name} 开了一桌{adapter.name}（{size} 人），"
+    how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
+    await deliver(bot, [group(group_id, f"{name} 开了一桌{adapter.name}（{how}），"
                                         f"{JOIN_HINT}。\n座位：{seat_list(table)}")])
 
 
@@ -287,6 +295,8 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
             return [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")]
         if table.seat_of(user_id) is not None:
             return [reply(group_id, user_id, "你已经在这桌了。")]
+        if len(table.seats) >= capacity(table):
+            return [reply(group_id, user_id, "这桌已经坐满了。")]
         async with REGISTRY.guard:
             if REGISTRY.table_of_user(user_id) is not None:
                 return [reply(group_id, user_id, OTHER_TABLE)]
@@ -294,13 +304,34 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
             REGISTRY.by_user[user_id] = group_id
         outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
         log_event(table, "join", len(table.seats) - 1)
-        if len(table.seats) == table.size:
+        if len(table.seats) == capacity(table):
             outs += await start_game(table)
         else:
             table.rearm()
             await REGISTRY.save(table)
             schedule(table)
         return outs
+
+    await run_locked(bot, table, change)
+
+
+async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
+    """``/开始``: the opener starts an open-ended table (2 or more seated)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.status != WAITING:
+            return [reply(group_id, user_id, "这桌已经开始了。")]
+        if table.size:
+            return [reply(group_id, user_id, f"这桌坐满 {table.size} 人自动开始，不用 /开始。")]
+        if table.opener != user_id:
+            return [reply(group_id, user_id, "只有开局人可以 /开始。")]
+        if len(table.seats) < 2:
+            return [reply(group_id, user_id, "至少 2 人才能开始。")]
+        return await start_game(table)
 
     await run_locked(bot, table, change)
 

@@ -46,7 +46,8 @@ async def test_rules_lists_every_setting(app: App) -> None:
                              {"message_id": 1})
         event = gmsg(A, "/规则 手把一")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("开发中"), {"message_id": 1})
+        ctx.should_call_send(event, Has("【手把一】", "大小王：开", "把一必拦：开", "包赔：开", "打到底：关",
+                                        "人数上限：6", "两人藏牌最少：10"), {"message_id": 1})
 
 
 async def test_set_permissions_and_validation(app: App) -> None:

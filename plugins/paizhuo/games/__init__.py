@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from plugins.paizhuo.games.base import GameAdapter, UsageError
+from plugins.paizhuo.games.shoubayi import ShoubayiAdapter
 from plugins.paizhuo.games.wakeng import WakengAdapter
 from plugins.paizhuo.games.zhuatewu import ZhuatewuAdapter
 
-GAMES: dict[str, GameAdapter] = {"抓特务": ZhuatewuAdapter(), "挖坑": WakengAdapter()}
+GAMES: dict[str, GameAdapter] = {"抓特务": ZhuatewuAdapter(), "挖坑": WakengAdapter(),
+                                 "手把一": ShoubayiAdapter()}
 """Playable games by name."""
 
-PLANNED = ("手把一",)
+PLANNED: tuple[str, ...] = ()
 """Games announced but not playable yet."""
 
 
@@ -20,7 +22,8 @@ def find_game(name: str) -> GameAdapter:
         return adapter
     if name.strip() in PLANNED:
         raise UsageError(f"{name.strip()} 还在开发中，目前可以玩：" + "、".join(GAMES))
-    raise UsageError("请写明游戏，例如：/开局 抓特务 四人、/开局 挖坑。可选游戏：" + "、".join(GAMES))
+    raise UsageError("请写明游戏，例如：/开局 抓特务 四人、/开局 挖坑、/开局 手把一 4人。可选游戏："
+                     + "、".join(GAMES))
 
 
 __all__ = ["GAMES", "GameAdapter", "UsageError", "find_game"]

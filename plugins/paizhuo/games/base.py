@@ -53,6 +53,10 @@ class GameAdapter(ABC):
     def parse_size(self, arg: str) -> int:
         """Seat count from the ``/开局`` argument (e.g. ``四人``). Raises :class:`UsageError`."""
 
+    def max_seats(self, settings: dict) -> int:
+        """The most seats a table of this game may have when opened without a size."""
+        return 0
+
     @abstractmethod
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> Any:
         """Deal a new game for ``size`` seats (seat order = join order, G-2); ``previous``

@@ -36,7 +36,7 @@ async def _(bot: Bot, event: PrivateMessageEvent) -> None:
         await deliver(bot, [private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。")])
 
 
-GROUP_ONLY = {"开局", "加入", "退出", "结束", "继续", "托管", "牌桌", "战绩", "规则", "设置"}
+GROUP_ONLY = {"开局", "加入", "退出", "结束", "继续", "托管", "牌桌", "战绩", "规则", "设置", "开始"}
 group_only_cmd = on_command("开局", aliases=GROUP_ONLY - {"开局"}, rule=is_type(PrivateMessageEvent),
                             priority=9, block=True)
 

@@ -16,6 +16,7 @@ end_cmd = on_command("结束", aliases={"结束牌局"}, priority=10, block=True
 table_cmd = on_command("牌桌", priority=10, block=True)
 continue_cmd = on_command("继续", aliases={"再来", "下一局"}, priority=10, block=True)
 auto_cmd = on_command("托管", priority=10, block=True)
+start_cmd = on_command("开始", aliases={"开打"}, priority=10, block=True)
 
 
 @open_cmd.handle()
@@ -52,3 +53,8 @@ async def _(bot: Bot, event: GroupMessageEvent) -> None:
 @auto_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent) -> None:
     await actions.toggle_auto(bot, str(event.group_id), str(event.user_id))
+
+
+@start_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.start_now(bot, str(event.group_id), str(event.user_id))

@@ -1,0 +1,43 @@
+"""手把一 auto-play (托管 / timeout): pass when following unless 把一必拦 forbids it, then
+the lowest play that beats; when leading, the lowest legal single (a lone joker may never be
+left, S-3), else the lowest legal play. Built on the exact legal-move generator."""
+
+from __future__ import annotations
+
+from engine.cards import rank_of
+from engine.errors import MoveError
+from engine.shoubayi.game import SGame
+from engine.shoubayi.moves import legal_plays
+from engine.shoubayi.rules import counts_of
+from engine.strategy import PASS, Action
+
+
+def _cards_for(game: SGame, seat: int, counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Concrete cards of ``seat`` for a rank multiset (suits do not matter in 手把一)."""
+    need = list(counts)
+    out = []
+    for c in game.hands[seat]:
+        r = rank_of(c)
+        if need[r]:
+            need[r] -= 1
+            out.append(c)
+    return tuple(out)
+
+
+class BlockingStrategy:
+    """The default 手把一 auto-play."""
+
+    def choose(self, game: SGame, seat: int) -> Action:
+        """An action legal in ``game`` for ``seat`` (whose turn it is)."""
+        to_beat = game.lead_reading()
+        if to_beat is not None:
+            try:
+                game.check_pass(seat)
+                return PASS
+            except MoveError:
+                pass
+        plays = legal_plays(counts_of(game.hands[seat]), to_beat)
+        if not plays:
+            return PASS
+        counts, _ = min(plays, key=lambda p: (p[1].bomb, p[1].size != 1, p[1].size, p[1].key))
+        return Action("play", _cards_for(game, seat, counts))

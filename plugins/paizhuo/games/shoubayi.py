@@ -1,0 +1,142 @@
+"""手把一 in the chat: 2–6 players each for themselves (RULES.md S). ``/开局 手把一 N人``
+starts when N sit; ``/开局 手把一`` starts when the opener sends ``/开始`` (2 or more
+seated) or the seat limit is reached. The end message shows every player's cards left,
+multipliers and points."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime
+
+from nonebot.adapters.onebot.v11 import Message
+
+from db.records import FinishedGame, FinishedPlayer
+from engine.shoubayi.game import SGame, penalty
+from engine.shoubayi.rules import SCHEMA, SRules
+from engine.shoubayi.strategy import BlockingStrategy
+from plugins.paizhuo.common import with_common
+from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
+from plugins.paizhuo.messaging import plain
+
+SIZE_RE = re.compile(r"^([2-6二三四五六两])\s*人?$")
+CN = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6}
+HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
+
+
+class ShoubayiAdapter(ClimbingAdapter):
+    """手把一 for 2–6 seats with the group's settings (S)."""
+
+    name = "手把一"
+    schema = with_common(SCHEMA)
+    strategy = BlockingStrategy()
+    open_ended = True
+
+    def parse_size(self, arg: str) -> int:
+        """``N人`` / ``N`` (2–6) → N; nothing → 0 (start with ``/开始``)."""
+        t = unicodedata.normalize("NFKC", arg).strip()
+        if not t:
+            return 0
+        m = SIZE_RE.match(t)
+        if m is None:
+            raise UsageError("用法：/开局 手把一 4人（2–6 人，坐满开始），或 /开局 手把一 后由开局人 /开始")
+        return CN.get(m.group(1)) or int(m.group(1))
+
+    def max_seats(self, settings: dict) -> int:
+        """S-1 人数上限."""
+        return int(SCHEMA.clean(settings)["max_players"])
+
+    def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> SGame:
+        return SGame.deal(size, SRules.from_json(settings), seed, previous=previous)
+
+    def next_game_info(self, game: SGame) -> dict:
+        return game.next_game_info()
+
+    def dump(self, game: SGame) -> dict:
+        return game.to_json()
+
+    def load(self, data: dict) -> SGame:
+        return SGame.from_json(data)
+
+    def prompt_seconds(self, game: SGame) -> int | None:
+        return None
+
+    def report_line(self, name: str, left: int) -> str:
+        return f"{name} 把一了！"
+
+    def answer(self, game: SGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
+        return None
+
+    def timeout(self, game: SGame, seats: list[SeatView]) -> list[Say]:
+        return []
+
+    def hand(self, game: SGame, seats: list[SeatView], seat: int) -> str:
+        return self.hand_text(game, "手把一", f"{game.players} 人，各自为战，先出完者胜。", seat, HOW_TO_PLAY)
+
+    def start(self, game: SGame, seats: list[SeatView]) -> list[Say]:
+        names = " → ".join(f"{i + 1}.{s.name}" for i, s in enumerate(seats))
+        deck = "54 张（带王）" if game.rules.jokers else "52 张（不带王）"
+        aside = f"，先抽出 {len(game.aside)} 张不看" if game.aside else ""
+        rules = "，".join(name for name, on in (("把一必拦", game.rules.must_block),
+                                               ("包赔", game.rules.baopei),
+                                               ("打到底", game.rules.to_the_end)) if on)
+        says = [Say(plain(f"【手把一】开局！{game.players} 人，{deck}{aside}。{rules or '无附加规则'}。\n"
+                          f"座次：{names}\n手牌已私聊发出，发送 /手牌 可重发。\n") + self.prompt(game, seats))]
+        says += [Say(self.hand(game, seats, s), s) for s in range(game.players)]
+        return says
+
+    def table(self, game: SGame, seats: list[SeatView]) -> Message:
+        lines = [f"【手把一】{game.players} 人局"]
+        for s, seat in enumerate(seats):
+            status = f"第 {game.out.index(s) + 1} 名" if s in game.out else f"{len(game.hands[s])} 张"
+            lines.append(f"{s + 1}. {seat.name}（{status}）")
+        if game.over:
+            return plain("\n".join(lines))
+        return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def end(self, game: SGame, seats: list[SeatView]) -> Message:
+        result = game.result or {}
+        winner = seats[result["winner"]].name
+        lines = [f"【手把一】本局结束：{winner} 先出完，胜！"]
+        if result.get("dala") is not None:
+            order = " ".join(f"{i + 1}.{seats[s].name}" for i, s in enumerate(result["places"]))
+            lines.append(f"名次：{order}；大拉：{seats[result['dala']].name}（只有大拉赔）")
+        for s in range(game.players):
+            if s == result["winner"] or not game.hands[s]:
+                continue
+            cards, mult = penalty(game.hands[s], game.played[s])
+            why = []
+            if len(game.hands[s]) == 1:
+                why.append("把一不赔")
+            if not game.played[s] and len(game.hands[s]) > 1:
+                why.append("一张没出 ×2")
+            jokers = sum(1 for c in game.hands[s] if c >= 52)
+            if jokers and len(game.hands[s]) > 1:
+                why.append(f"手里有王 ×{2 ** jokers}")
+            note = f"（{'，'.join(why)}）" if why else ""
+            lines.append(f"{seats[s].name} 剩 {len(game.hands[s])} 张：{self.cards(game, game.hands[s])}"
+                         f"{note}，应赔 {cards * mult}")
+        if result.get("baopei") is not None:
+            lines.append(f"包赔：{seats[result['baopei']].name} 放走了把一的下家，替所有人赔。")
+        lines.append("积分：" + "，".join(f"{seats[s].name} {signed(result['points'][s])}"
+                                          for s in range(game.players)))
+        return plain("\n".join(lines))
+
+    def record(self, game: SGame, seats: list[SeatView], uid: str, group_id: str,
+               started_at: datetime, ended_at: datetime) -> FinishedGame:
+        result = game.result or {}
+        places = result.get("places") or []
+        players = [
+            FinishedPlayer(user_id=seats[s].user_id, seat=s + 1,
+                           role="包赔" if result.get("baopei") == s else "玩家",
+                           place=places.index(s) + 1 if s in places else None,
+                           result=result["results"][s], points=result["points"][s])
+            for s in range(game.players)
+        ]
+        return FinishedGame(uid=uid, game=self.name, group_id=group_id, started_at=started_at,
+                            ended_at=ended_at, settings=game.rules.to_json(),
+                            summary={"winner": result["winner"], "places": places,
+                                     "payments": result["payments"], "baopei": result.get("baopei"),
+                                     "dala": result.get("dala"), "seed": game.seed},
+                            players=players)

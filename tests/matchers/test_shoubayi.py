@@ -1,0 +1,110 @@
+"""nonebug tests of 手把一 through the chat (RULES.md S): opening with or without a size,
+/开始, the lone-joker and must-block refusals, 把一 announcements, the end message with
+multipliers and 包赔, and records."""
+
+from __future__ import annotations
+
+from chat_support import (
+    GROUP,
+    A,
+    B,
+    C,
+    D,
+    expect_friends,
+    expect_group,
+    expect_private,
+    gmsg,
+    make_bot,
+)
+from nonebug import App
+from support import cards
+
+from engine.shoubayi.game import SGame
+from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+
+
+async def sby_table(game: SGame) -> Table:
+    users = [A, B, C, D][: game.players]
+    table = Table(group_id=str(GROUP), game="手把一", size=game.players, opener=str(A),
+                  seats=[SeatView(str(u), f"玩家{u}") for u in users], created_at=now_utc(),
+                  started_at=now_utc(), uid="sb-test", engine=game, status=PLAYING)
+    REGISTRY.add(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    return table
+
+
+async def test_open_ended_table_starts_on_kaishi(app: App, monkeypatch) -> None:
+    monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 77)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/开局 手把一"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌手把一（2–6 人，开局人发送 /开始 开打）", "1/最多 6")
+        ctx.receive_event(bot, gmsg(A, "/开始"))
+        expect_group(ctx, "至少 2 人", at=A)
+        ctx.receive_event(bot, gmsg(B, "/加入"))
+        expect_friends(ctx)
+        expect_group(ctx, "入座", "2/最多 6")
+        ctx.receive_event(bot, gmsg(B, "/开始"))
+        expect_group(ctx, "只有开局人", at=B)
+        ctx.receive_event(bot, gmsg(A, "/开始"))
+        expect_group(ctx, "【手把一】开局！2 人", "先抽出", "张不看", "轮到")
+        expect_private(ctx, A, "你的手牌")
+        expect_private(ctx, B, "你的手牌")
+    table = REGISTRY.get(str(GROUP))
+    assert table.playing and table.engine.players == 2 and 10 <= len(table.engine.aside) <= 20
+
+
+async def test_fixed_size_table_starts_when_full(app: App) -> None:
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/开局 手把一 2人"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌手把一（2 人）")
+        ctx.receive_event(bot, gmsg(A, "/开始"))
+        expect_group(ctx, "坐满 2 人自动开始", at=A)
+        ctx.receive_event(bot, gmsg(B, "/加入"))
+        expect_friends(ctx)
+        expect_group(ctx, "入座", "开局！2 人")
+        expect_private(ctx, A, "你的手牌")
+        expect_private(ctx, B, "你的手牌")
+
+
+async def test_s3_lone_joker_and_s4_must_block_refusals(app: App) -> None:
+    game = SGame.from_hands([cards("5 9"), cards("6 小王"), cards("8 10 J")])
+    table = await sby_table(game)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 5"))
+        expect_group(ctx, "玩家101 出 ", "玩家101 把一了！", at=B)
+        expect_private(ctx, A, "手牌（1 张）")
+        ctx.receive_event(bot, gmsg(B, "出 6"))
+        expect_group(ctx, "不能只剩一张王", at=B)
+        ctx.receive_event(bot, gmsg(B, "过"))
+        expect_group(ctx, "玩家102 过", at=C)
+        ctx.receive_event(bot, gmsg(C, "过"))
+        expect_group(ctx, "能管就必须管", at=C)
+        ctx.receive_event(bot, gmsg(C, "出 8"))
+        expect_group(ctx, "玩家103 出 ", at=A)
+        expect_private(ctx, C, "手牌（2 张）")
+    assert table.engine.lead[0] == 2 and table.engine.log[-1] == [2, cards("8")]
+
+
+async def test_s6_end_message_multipliers_and_baopei(app: App) -> None:
+    game = SGame.from_hands([cards("3 K Q"), cards("9"), cards("5 6 小王 大王")])
+    game.played = [True, True, False]
+    await sby_table(game)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "玩家101 出 ", at=B)
+        expect_private(ctx, A, "手牌")
+        ctx.receive_event(bot, gmsg(B, "出 9"))
+        expect_group(ctx, "玩家102 先出完，胜", "玩家101 剩 2 张", "玩家103 剩 4 张",
+                     "一张没出 ×2", "手里有王 ×4", "应赔 32", "包赔：玩家101", "玩家102 +34",
+                     "玩家101 -34", "玩家103 0")
+        expect_private(ctx, B, "出完")
+    [stats] = await REGISTRY.store.player_stats(str(GROUP), str(A))
+    assert (stats.game, stats.losses, stats.points) == ("手把一", 1, -34)
