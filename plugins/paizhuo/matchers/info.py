@@ -11,8 +11,9 @@ from plugins.paizhuo.matchers.depends import is_manager
 from plugins.paizhuo.messaging import plain
 from plugins.paizhuo.stats import render_stats
 
-HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）
-开桌：/开局 抓特务 三人 | 四人；/开局 挖坑　入座：/加入　离座：/退出
+HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
+开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
+入座：/加入　离座：/退出
 出牌：出 778899　不要：过 或 不要（可不带 /）
 挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4张牌>
 抓特务私聊：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）
