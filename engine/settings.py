@@ -9,7 +9,8 @@ shown and typed by their Chinese names.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Self
 
 ON_WORDS = ("开", "开启", "是", "on", "true", "1", "允许", "有")
 OFF_WORDS = ("关", "关闭", "否", "off", "false", "0", "不允许", "无")
@@ -107,3 +108,21 @@ class Schema:
             if s.field in stored and s.valid(stored[s.field]):
                 out[s.field] = stored[s.field]
         return out
+
+
+class RuleSet:
+    """JSON for a game's frozen rule dataclass (its variant switches): every switch by
+    field name; unknown keys ignored and missing ones defaulted when read back, so stored
+    settings survive new switches."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict of every switch."""
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_json(cls, data: dict) -> Self:
+        """Inverse of :meth:`to_json`."""
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in data.items() if k in names})

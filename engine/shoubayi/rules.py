@@ -9,11 +9,11 @@ the legal-move generator).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 from engine.cards import R2, RA, RBJ, RSJ, rank_of
 from engine.readings import Reading
-from engine.settings import Schema, Setting
+from engine.settings import RuleSet, Schema, Setting
 
 Counts = tuple[int, ...]
 """15 rank counts (natural ranks 0..14)."""
@@ -23,7 +23,7 @@ JOKER_PAIR_KEY = 15
 
 
 @dataclass(frozen=True, slots=True)
-class SRules:
+class SRules(RuleSet):
     """The 手把一 switches (RULES.md S). Defaults are the spec's defaults.
 
     * ``jokers`` — S-1 play with 54 cards (``True``) or 52.
@@ -46,15 +46,6 @@ class SRules:
     to_the_end: bool = False
     prompt_seconds: int = 45
 
-    def to_json(self) -> dict:
-        """Plain dict of every switch."""
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> SRules:
-        """Inverse of :meth:`to_json`; unknown keys are ignored, missing ones default."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
 
     def rank_order(self) -> tuple[int, ...]:
         """Sort weight of each natural rank: 3 < … < A < 2 < 小王 < 大王 (S-2)."""

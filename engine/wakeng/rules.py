@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 from engine.cards import R2, R3, R4, R5, R10, RA, RK, rank_of
 from engine.readings import Reading
-from engine.settings import Schema, Setting
+from engine.settings import RuleSet, Schema, Setting
 
 SCORE_RANKS = (R5, R10, RK)
 """W-6: each buried 5, 10 or K doubles the score."""
 
 
 @dataclass(frozen=True, slots=True)
-class WRules:
+class WRules(RuleSet):
     """The 挖坑 switches. ``ruleset`` — W-7 挖坑规则 ``"标准"`` (W-1…W-6) or ``"陕西"``;
     ``prompt_seconds`` — the time limit of the private bury (W-3; the chat layer keeps the
     clock)."""
@@ -27,15 +27,6 @@ class WRules:
     ruleset: str = "标准"
     prompt_seconds: int = 45
 
-    def to_json(self) -> dict:
-        """Plain dict of every switch."""
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> WRules:
-        """Inverse of :meth:`to_json`; unknown keys are ignored, missing ones default."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
 
     @property
     def shaanxi(self) -> bool:

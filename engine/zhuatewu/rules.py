@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 from engine.cards import (
     BIG_JOKER,
@@ -27,7 +27,7 @@ from engine.cards import (
     rank_of,
 )
 from engine.readings import Reading
-from engine.settings import Schema, Setting
+from engine.settings import RuleSet, Schema, Setting
 
 SPY_CARD_SETS: dict[str, tuple[int, ...]] = {
     "双黑": (card(RA, SPADE), card(RA, CLUB)),
@@ -38,7 +38,7 @@ SPY_CARD_SETS: dict[str, tuple[int, ...]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class ZRules:
+class ZRules(RuleSet):
     """The 抓特务 variant switches (RULES.md Z). Defaults are the spec's defaults.
 
     * ``spy_cards`` — Z-2, 4 players: ``"双黑"`` / ``"双桃"`` / ``"黑KA"``.
@@ -70,15 +70,6 @@ class ZRules:
     allow_open_hand: bool = True
     prompt_seconds: int = 45
 
-    def to_json(self) -> dict:
-        """Plain dict of every switch."""
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> ZRules:
-        """Inverse of :meth:`to_json`; unknown keys are ignored, missing ones default."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
 
     # ---- Z-2 -------------------------------------------------------------------------
     def spy_cards_for(self, players: int) -> tuple[int, ...]:

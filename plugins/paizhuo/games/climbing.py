@@ -34,6 +34,17 @@ class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
     strategy: Strategy = LowestStrategy()
+    engine_type: type[ClimbingGame]
+    """The game's engine class (``to_json`` / ``from_json`` / ``next_game_info``)."""
+
+    def dump(self, game: Any) -> dict:
+        return game.to_json()
+
+    def load(self, data: dict) -> Any:
+        return self.engine_type.from_json(data)
+
+    def next_game_info(self, game: Any) -> dict:
+        return game.next_game_info()
 
     # ---- commands --------------------------------------------------------------------------
     def parse_command(self, text: str) -> tuple[str, str | None] | None:

@@ -30,6 +30,7 @@ class ShoubayiAdapter(ClimbingAdapter):
 
     name = "手把一"
     schema = with_common(SCHEMA)
+    engine_type = SGame
     strategy = BlockingStrategy()
     open_ended = True
 
@@ -49,15 +50,6 @@ class ShoubayiAdapter(ClimbingAdapter):
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> SGame:
         return SGame.deal(size, SRules.from_json(settings), seed, previous=previous)
-
-    def next_game_info(self, game: SGame) -> dict:
-        return game.next_game_info()
-
-    def dump(self, game: SGame) -> dict:
-        return game.to_json()
-
-    def load(self, data: dict) -> SGame:
-        return SGame.from_json(data)
 
     def prompt_seconds(self, game: SGame) -> int | None:
         return None

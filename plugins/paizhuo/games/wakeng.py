@@ -32,6 +32,7 @@ class WakengAdapter(ClimbingAdapter):
 
     name = "挖坑"
     schema = with_common(SCHEMA)
+    engine_type = WGame
     answer_prefixes = ("扣",)
 
     def parse_size(self, arg: str) -> int:
@@ -43,15 +44,6 @@ class WakengAdapter(ClimbingAdapter):
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> WGame:
         first = previous["out"][0] if previous and previous.get("out") else None
         return WGame.deal(WRules.from_json(settings), seed, first=first)
-
-    def next_game_info(self, game: WGame) -> dict:
-        return game.next_game_info()
-
-    def dump(self, game: WGame) -> dict:
-        return game.to_json()
-
-    def load(self, data: dict) -> WGame:
-        return WGame.from_json(data)
 
     def prompt_seconds(self, game: WGame) -> int | None:
         return game.rules.prompt_seconds if game.phase == "bury" and not game.over else None

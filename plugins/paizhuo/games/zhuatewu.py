@@ -31,6 +31,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     name = "抓特务"
     schema = with_common(SCHEMA)
+    engine_type = ZGame
     answer_prefixes = ("还", "明", "暗")
 
     def parse_size(self, arg: str) -> int:
@@ -42,15 +43,6 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> ZGame:
         return ZGame.deal(size, ZRules.from_json(settings), seed, previous=previous)
-
-    def next_game_info(self, game: ZGame) -> dict:
-        return game.next_game_info()
-
-    def dump(self, game: ZGame) -> dict:
-        return game.to_json()
-
-    def load(self, data: dict) -> ZGame:
-        return ZGame.from_json(data)
 
     def prompt_seconds(self, game: ZGame) -> int | None:
         if game.over or game.phase == "play":
