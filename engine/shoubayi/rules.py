@@ -97,6 +97,8 @@ def _consecutive_windows(kind: str, candidates: list[int], k: int, n: int) -> li
             positions[1 if r == RA else 2] = r
     for low in sorted(positions):
         window = [low + i for i in range(k)]
+        if 14 in window and 2 in window:
+            continue  # 2 stands only low, A then only low too: never … K A 2 (S-2)
         if all(p in positions for p in window):
             ranks = [positions[p] for p in window]
             if len(set(ranks)) == k:
