@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from support import cards
 
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, SMALL_JOKER, card
 from engine.errors import MoveError
 from engine.readings import Reading
 from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SRules, beats, classify
-from support import cards
 
 
 def kinds(text: str) -> list[tuple[str, int, int]]:
@@ -52,7 +52,7 @@ def test_s4_heart_five_leads_else_lowest_heart_above() -> None:
     for seed in range(30):
         g = SGame.deal(2, SRules(), seed)
         if card(2, HEART) in g.aside:
-            low = min((c for h in g.hands for c in h if c < 52 and c % 4 == HEART and c > card(2, HEART)))
+            low = min(c for h in g.hands for c in h if c < 52 and c % 4 == HEART and c > card(2, HEART))
             assert low in g.hands[g.turn]
             break
     else:
