@@ -32,7 +32,6 @@ class ShoubayiAdapter(ClimbingAdapter):
     schema = with_common(SCHEMA)
     engine_type = SGame
     strategy = BlockingStrategy()
-    open_ended = True
 
     def parse_size(self, arg: str) -> int:
         """``N人`` / ``N`` (2–6) → N; nothing → 0 (start with ``/开始``)."""
