@@ -2,26 +2,32 @@
 
 Plays scripted sessions of 抓特务 (3 or 4 simulated players, several consecutive games
 with tribute and declaring) against the **real** bot over a real reverse WebSocket and
-SIGKILLs the bot at random points: right after a command is sent (the kill lands while it
-is being processed), from inside the simulator the moment the bot sends its n-th reply
-(saved but only partly announced), or after everything has settled. Points fall during
-play, at a game's last move, between games (``/继续``), at the deal and during the private
-还贡 / 明-暗 phases. After every kill the bot is restarted on the same port and database
-and the harness checks:
+SIGKILLs the bot at random points (modes): ``inflight`` — right after a command is sent,
+after a delay scaled to the bot's measured reply time, so the kill lands while it is
+being processed; ``reply`` — from inside the simulator the moment the bot sends its n-th
+reply (saved, only partly announced); ``settled`` — after everything went quiet;
+``double`` — inflight, then killed again while restarting (restoring tables). Points
+(sites) fall during play, at a game's last move, between games (``/继续``), at the deal
+and during the private 还贡 / 明-暗 phases. After every kill the bot is restarted on the
+same port and database and the harness checks:
 
 * the saved table is consistent — status is waiting / playing / finished, every one of the
   54 cards is in a hand or in the move log exactly once, a finished table has a result;
 * the command that was cut off was either not applied at all or applied exactly once
   (the saved engine is the old one, or the old one with that move replayed on it), and a
   move the bot had already announced is never lost;
-* ``/牌桌`` names the player the saved state says is to act, and ``/手牌`` gives every
-  player their saved hand;
+* a game in progress is re-posted by the bot on its own when the simulator reconnects,
+  and that message and ``/牌桌`` name the player the saved state says is to act;
+  ``/手牌`` gives every player their saved hand (and re-asks an open private question);
 * every finished game has exactly one row in ``game_records`` (with one
   ``player_records`` row per seat, points summing to zero), no game has two;
 * the session then resumes and plays every game to its end.
 
-The same :class:`Session` drives ``tests/e2e/test_crash.py`` (fixed seeds, about 25 kill
-points). This script varies the seeds and prints the figures at the end.
+The same :class:`Session` drives ``tests/e2e/test_crash.py`` (fixed seeds, 30 kill
+points). This script varies the seeds (sizes, number of games, deals, 明/暗 choices, kill
+policy) and prints the figures at the end; ``--snapshot`` runs the bot from a copy of the
+sources so that edits made during a long soak do not disturb it. Exit status 1 when any
+inconsistency was found.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -213,17 +220,19 @@ class KillPoint:
 
 @dataclass
 class KillPolicy:
-    """How often to kill: a move-kill every ``move_gap`` moves (inclusive range, at most
-    ``max_play`` of them); other sites with probability ``p[site]``; at most ``max_kills``
-    in the session; ``modes`` weights the three modes."""
+    """How often to kill: a move-kill every ``move_gap`` moves (inclusive range); other
+    sites with probability ``p[site]``; at most ``max_site[site]`` per site and
+    ``max_kills`` in all; ``modes`` weights the three modes (``cycle_modes``: take them
+    in turn instead)."""
 
     max_kills: int = 10
-    max_play: int | None = None
+    max_site: dict[str, int] = field(default_factory=dict)
     move_gap: tuple[int, int] = (6, 14)
     p: dict[str, float] = field(default_factory=lambda: {
         "seating": 0.1, "deal": 0.6, "between": 0.5, "tribute": 0.6, "declare": 0.6, "end": 0.9})
     modes: dict[str, float] = field(default_factory=lambda: {
-        "inflight": 0.45, "reply": 0.35, "settled": 0.2})
+        "inflight": 0.4, "reply": 0.3, "settled": 0.2, "double": 0.1})
+    cycle_modes: bool = False
 
 
 class SessionError(AssertionError):
@@ -237,7 +246,8 @@ class Session:
     def __init__(self, workdir: Path, *, size: int, games: int, rng: random.Random,
                  policy: KillPolicy | None = None, deal_seed: int | None = None,
                  declare: list[str] | None = None, group: int = GROUP,
-                 timeout: float = 20.0, log: Callable[[str], None] | None = None) -> None:
+                 timeout: float = 20.0, log: Callable[[str], None] | None = None,
+                 root: Path | None = None) -> None:
         self.workdir = Path(workdir)
         self.db = self.workdir / "bot.db"
         self.size, self.games, self.rng, self.group = size, games, rng, group
@@ -245,7 +255,7 @@ class Session:
         self.timeout = timeout
         self.say = log or (lambda _msg: None)
         env = {"DEAL_SEED": str(deal_seed)} if deal_seed is not None else {}
-        self.bot = BotProcess(self.workdir / "bot.log", access_token=TOKEN, env=env,
+        self.bot = BotProcess(self.workdir / "bot.log", access_token=TOKEN, env=env, root=root,
                               database_url=f"sqlite+aiosqlite:///{self.db}")
         self.sim = OneBotSim(self_id=10001)
         choices = declare or ["暗"] * size
@@ -262,6 +272,8 @@ class Session:
         self.uids_finished: set[str] = set()
         self.moves_to_kill = self._gap()
         self.latency: list[float] = []
+        self.refusals: list[str] = []
+        self._refused: Counter = Counter()
         self._decided: set[tuple] = set()
         self._trigger: tuple[int, Callable[[Sent], bool]] | None = None
         self._triggered = False
@@ -298,9 +310,18 @@ class Session:
         """The bot's log, last lines."""
         return "\n".join(self.bot.log_text().splitlines()[-lines:])
 
+    async def start_bot(self) -> None:
+        """Start the bot; fail at once if it could not load its plugin."""
+        mark = len(self.bot.log_text())
+        await self.bot.start()
+        await asyncio.sleep(0.05)
+        if 'Failed to import "plugins.paizhuo"' in self.bot.log_text()[mark:]:
+            raise SessionError("the bot could not load plugins.paizhuo (is its source being "
+                               "edited?):\n" + self.log_tail(25))
+
     async def start(self) -> None:
         """Start the bot and connect the simulator."""
-        await self.bot.start()
+        await self.start_bot()
         await self.sim.connect(self.bot.url, TOKEN)
 
     async def close(self) -> None:
@@ -382,7 +403,17 @@ class Session:
             self.problem(f"the latest 轮到 in the group ({prompt.text if prompt else None!r}) "
                          f"does not name {st['seats'][seat][1]}, the saved seat to act")
             return Action("table", p0, "/牌桌")
-        return Action("move", p, p.decide(prompt.text), name=st["seats"][seat][1])
+        # The strategy's first choice, or the next one after each refusal (like
+        # tools.players.continue_table).
+        candidates = p.candidates(prompt.text)
+        tried = self._refused[self.move_position(st)]
+        if tried >= len(candidates):
+            raise SessionError(f"every command of {p.name} was refused: {candidates}")
+        return Action("move", p, candidates[tried], name=st["seats"][seat][1])
+
+    @staticmethod
+    def move_position(st: dict) -> tuple:
+        return (st["games"], len(st["engine"]["log"]), st["engine"]["turn"])
 
     def site_of(self, action: Action, st: dict | None) -> str:
         if action.kind == "answer":
@@ -421,10 +452,10 @@ class Session:
         if key in self._decided:
             return None
         self._decided.add(key)
+        quota = self.policy.max_site.get(site)
+        if quota is not None and sum(1 for k in self.kills if k.site == site) >= quota:
+            return None
         if site == "play":
-            played = sum(1 for k in self.kills if k.site == "play")
-            if self.policy.max_play is not None and played >= self.policy.max_play:
-                return None
             self.moves_to_kill -= 1
             if self.moves_to_kill > 0:
                 return None
@@ -433,6 +464,8 @@ class Session:
             return None
         modes = self.policy.modes
         mode = self.rng.choices(list(modes), weights=list(modes.values()))[0]
+        if self.policy.cycle_modes:
+            mode = list(modes)[len(self.kills) % len(modes)]
         # Inflight delays scale with how long the bot takes to answer (measured): mostly
         # within that time, so the kill lands while the command is being processed.
         lat = sorted(self.latency[-30:])[len(self.latency[-30:]) // 2] if self.latency else 0.02
@@ -440,6 +473,9 @@ class Session:
         delay = 0.0 if where < 0.15 else lat * (1.2 * frac if where < 0.85 else 1 + 2 * frac)
         if mode == "inflight":
             return mode, f"+{delay * 1000:.0f}ms", delay
+        if mode == "double":  # inflight, then killed again while it restarts (restoring)
+            again = 0.2 + 1.3 * self.rng.random()
+            return mode, f"+{delay * 1000:.0f}ms,{again:.1f}s", (delay, again)
         if mode == "reply":
             if site == "end" and self.rng.random() < 0.7:
                 return mode, "on 本局结束", lambda s: "本局结束" in s.text
@@ -485,7 +521,13 @@ class Session:
         if action.kind == "answer":
             self.questions.pop(action.player.user_id, None)
         if plan is None:
-            await self.exchange(action)
+            mark = await self.exchange(action)
+            if action.kind == "move":
+                reply = next(s for s in self.sim.sent[mark:] if self._answer_pred(action)(s))
+                if reply.at == [action.player.user_id] and "轮到 @" not in reply.text:
+                    self._refused[self.move_position(before)] += 1
+                    self.refusals.append(f"{action.player.name}: {action.text} → {reply.text}")
+                    self.say(f"refused: {self.refusals[-1]}")
             return
         mode, detail, param = plan
         games = before["games"] if before else 0
@@ -498,10 +540,13 @@ class Session:
         if mode == "reply":
             self._trigger = (mark, param)
         await self.send(action)
-        if mode == "inflight":
-            if param:
-                await asyncio.sleep(param)
+        if mode in ("inflight", "double"):
+            delay = param if mode == "inflight" else param[0]
+            if delay:
+                await asyncio.sleep(delay)
             self.bot.kill()
+            if mode == "double":
+                await self.kill_while_starting(param[1])
         elif mode == "reply":
             await self.sim.wait_for(self._answer_pred(action), timeout=self.timeout, since=mark)
             await self.sim.wait_idle(quiet=0.3, timeout=self.timeout)
@@ -537,18 +582,43 @@ class Session:
                 return True
         return False
 
+    async def kill_while_starting(self, after: float) -> None:
+        """Start the bot and SIGKILL it ``after`` seconds later, whatever it is doing
+        (importing, migrating, restoring tables, serving)."""
+        with contextlib.suppress(TimeoutError):
+            await self.sim.wait_closed(timeout=5)
+        await self.sim.close()
+        t0 = time.monotonic()
+        try:
+            await asyncio.wait_for(self.bot.start(), after)
+            await asyncio.sleep(max(0.0, after - (time.monotonic() - t0)))
+        except TimeoutError:
+            pass
+        self.bot.kill()
+        self.restarts += 1
+
     async def recover(self, action: Action, before: dict | None, pre_kill: dict | None,
                       kp: KillPoint) -> None:
         """Restart, check the saved state against what was cut off, resync the players."""
         with contextlib.suppress(TimeoutError):
             await self.sim.wait_closed(timeout=5)
         await self.sim.close()
-        await self.bot.start()
+        await self.start_bot()
         self.restarts += 1
+        connected = self.sim.mark()
         await self.sim.connect(self.bot.url, TOKEN)
         after = self.state()
         kp.outcome = self.check_transition(action, before, after, pre_kill, kp)
         self.check_state(after)
+        if after is not None and after["status"] == "playing":
+            # The bot re-posts a resumed game on its own, naming the player to act.
+            try:
+                repost = await self.sim.wait_for(
+                    lambda s: s.kind == "group" and s.target == self.group and "已重启" in s.text,
+                    timeout=5, since=connected)
+                self.check_table_reply(repost, after, "the re-post after the restart")
+            except TimeoutError:
+                self.problem(f"{kp}: no table re-posted after the restart")
         for p in self.players:  # every player asks for their hand (and open questions) again
             await self.exchange(Action("hand", p, "/手牌", private=True), quiet=0.02)
         mark = await self.exchange(Action("table", self.players[0], "/牌桌"))
@@ -637,7 +707,7 @@ class Session:
             return "changed"
         return outcome
 
-    def check_table_reply(self, reply: Sent, st: dict | None) -> None:
+    def check_table_reply(self, reply: Sent, st: dict | None, what: str = "/牌桌 after the restart") -> None:
         """``/牌桌`` agrees with the saved state (the same player to act)."""
         text = reply.text
         if st is None:
@@ -656,7 +726,7 @@ class Session:
                 turn_uid = int(st["seats"][eng["turn"]][0])
                 ok = "轮到 @" in text and reply.at == [turn_uid]
         if not ok:
-            self.problem(f"/牌桌 after the restart disagrees with the saved table "
+            self.problem(f"{what} disagrees with the saved table "
                          f"(status {st and st['status']}): {text!r}")
 
     def check_hands(self, st: dict | None) -> None:
@@ -676,7 +746,7 @@ class Session:
             self.problem(f"session ended with table {st and (st['status'], st['games'])}")
         self.check_state(st)
         await self.close()
-        await self.bot.start()
+        await self.start_bot()
         await self.bot.stop()
         self.check_state(self.state())
         counts = record_counts(self.db)
@@ -689,7 +759,18 @@ class Session:
 
 
 # ---- the soak --------------------------------------------------------------------------------
-async def soak(kills: int, seed: int, keep: Path | None, verbose: bool) -> int:
+def snapshot(dest: Path) -> Path:
+    """Copy the bot's sources (``bot.py``, ``plugins``, ``engine``, ``db``) to ``dest`` so
+    that a long soak is not disturbed by edits to the working tree."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "bot.py", dest / "bot.py")
+    for pkg in ("plugins", "engine", "db"):
+        shutil.copytree(ROOT / pkg, dest / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+async def soak(kills: int, seed: int, keep: Path | None, verbose: bool,
+               root: Path | None = None) -> int:
     master = random.Random(seed)
     t0 = time.monotonic()
     done_kills: list[KillPoint] = []
@@ -702,12 +783,13 @@ async def soak(kills: int, seed: int, keep: Path | None, verbose: bool) -> int:
         n_games = master.randint(2, 3)
         deal_seed = master.choice([None, master.randrange(10**6)])
         declare = [master.choice(["明", "明牌", "暗"]) for _ in range(size)]
-        policy = KillPolicy(max_kills=min(kills - len(done_kills), master.randint(6, 14)),
-                            move_gap=(master.randint(2, 6), master.randint(8, 20)))
+        budget = min(kills - len(done_kills), master.randint(6, 14))
+        policy = KillPolicy(max_kills=budget, move_gap=(master.randint(3, 8), master.randint(12, 25)),
+                            max_site={"play": max(2, budget // 2)})
         tmp = Path(tempfile.mkdtemp(prefix="kill_soak_", dir=keep))
         session = Session(tmp, size=size, games=n_games, rng=random.Random(master.random()),
                           policy=policy, deal_seed=deal_seed, declare=declare,
-                          log=print if verbose else None)
+                          log=print if verbose else None, root=root)
         print(f"session {sessions}: {size} players, {n_games} games, DEAL_SEED={deal_seed}, "
               f"declare {declare}, up to {policy.max_kills} kills, dir {tmp}", flush=True)
         try:
@@ -730,14 +812,14 @@ async def soak(kills: int, seed: int, keep: Path | None, verbose: bool) -> int:
     elapsed = time.monotonic() - t0
     sites = Counter(k.site for k in done_kills)
     modes = Counter(k.mode for k in done_kills)
-    outcomes = Counter(k.outcome for k in done_kills)
     print()
+    outcomes_short = Counter(k.outcome for k in done_kills)
     print(f"seed: {seed}")
     print(f"sessions: {sessions}, bot restarts after kills: {restarts}")
     print(f"kill points tried: {len(done_kills)}")
     print(f"  by site: {dict(sites)}")
     print(f"  by mode: {dict(modes)}")
-    print(f"  outcomes: {dict(outcomes)}")
+    print(f"  outcomes: {dict(outcomes_short)}")
     print(f"games completed: {games}")
     print(f"inconsistencies found: {len(problems)}")
     print(f"duplicate records: {dup}, missing records: {missing}")
@@ -753,9 +835,15 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="directory for the sessions' databases and logs (default: temp)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every kill and problem as it happens")
+    parser.add_argument("--snapshot", action="store_true",
+                        help="run the bot from a copy of the sources taken at the start")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(2**32)
-    return asyncio.run(soak(args.kills, seed, args.keep, args.verbose))
+    root = None
+    if args.snapshot:
+        root = snapshot(Path(tempfile.mkdtemp(prefix="kill_soak_src_")) / "src")
+        print(f"bot sources copied to {root}")
+    return asyncio.run(soak(args.kills, seed, args.keep, args.verbose, root))
 
 
 if __name__ == "__main__":

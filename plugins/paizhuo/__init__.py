@@ -40,7 +40,7 @@ async def _start_store() -> None:
 
 @driver.on_bot_connect
 async def _bot_connected(bot: Bot) -> None:
-    await actions.announce_resumed(bot)
+    await actions.bot_connected(bot)
 
 
 @driver.on_shutdown

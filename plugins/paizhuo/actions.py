@@ -88,6 +88,8 @@ def seat_list(table: Table) -> str:
 
 # ---- deadlines ---------------------------------------------------------------------------
 _timers: dict[str, asyncio.Task] = {}
+_deferred: set[str] = set()
+"""Tables whose timer came due while no bot was connected."""
 
 
 def log_event(table: Table, event: str, seat: int | None = None, **extra: object) -> None:
@@ -116,6 +118,7 @@ def cancel_timers() -> None:
     for task in _timers.values():
         task.cancel()
     _timers.clear()
+    _deferred.clear()
 
 
 def any_bot() -> Bot | None:
@@ -128,8 +131,14 @@ def any_bot() -> Bot | None:
 
 async def _fire(table: Table, when) -> None:
     await asyncio.sleep(max(0.0, (when - now_utc()).total_seconds()))
+    bot = any_bot()
+    if bot is None:
+        # Nobody could be told: act when a bot connects (bot_connected re-arms the timers).
+        logger.info(f"event=timer_deferred group={table.group_id} reason=no_bot")
+        _deferred.add(table.group_id)
+        return
     try:
-        await run_locked(any_bot(), table, lambda: _on_time(table))
+        await run_locked(bot, table, lambda: _on_time(table))
     except Exception:  # noqa: BLE001 - a timer must never die silently
         logger.exception(f"timer failed for group {table.group_id}")
 
@@ -615,12 +624,28 @@ async def resume_timers() -> None:
 
 async def announce_resumed(bot: Bot) -> None:
     """When a bot (re)connects after a restart: post each resumed game's table, so the
-    player to act is @-mentioned again and nobody waits for a prompt that was lost."""
+    player to act is @-mentioned again and nobody waits for a prompt that was lost. A
+    table whose deadline passed meanwhile is not posted: its timer acts now and its
+    message carries the next prompt."""
+    now = now_utc()
     for group_id in sorted(REGISTRY.resumed):
         REGISTRY.resumed.discard(group_id)
         table = REGISTRY.get(group_id)
         if table is None or not table.playing:
             continue
+        if table.deadline is not None and table.deadline <= now:
+            continue
         async with table.lock:
             msg = plain("机器人已重启，牌局继续：\n") + table.adapter.table(table.engine, table.seats)
         await deliver(bot, [group(group_id, msg)])
+
+
+async def bot_connected(bot: Bot) -> None:
+    """A bot connected: timers that came due while no bot was connected act now, with
+    someone to tell; then resumed tables are re-posted."""
+    for group_id in sorted(_deferred):
+        _deferred.discard(group_id)
+        table = REGISTRY.get(group_id)
+        if table is not None:
+            schedule(table)
+    await announce_resumed(bot)
