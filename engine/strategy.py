@@ -49,3 +49,31 @@ class LowestStrategy:
         guard = set(game.protected())
         low = min(hand, key=lambda c: (c in guard, weight[rank_of(c)], -(c % 4)))
         return Action("play", (low,))
+
+
+class FollowingStrategy(LowestStrategy):
+    """托管 auto-play: like :class:`LowestStrategy`, but when following a single, pair,
+    triple or four it beats with the lowest set of one rank that can (a protected card
+    last); it passes on chains and combinations."""
+
+    def choose(self, game: Any, seat: int) -> Action:
+        """``game`` as for :class:`LowestStrategy`."""
+        to_beat = game.lead_reading()
+        if to_beat is None or to_beat.kind not in ("single", "pair", "triple", "four"):
+            return LowestStrategy.choose(self, game, seat)
+        weight = game.rules.rank_order()
+        guard = set(game.protected())
+        groups: dict[int, list[int]] = {}
+        for c in sorted(game.hands[seat], key=lambda c: (c in guard, -(c % 4))):
+            groups.setdefault(rank_of(c), []).append(c)
+        for rank in sorted(groups, key=lambda r: weight[r]):
+            cards = groups[rank][: to_beat.size]
+            if len(cards) < to_beat.size:
+                continue
+            if any(game.beats(r, to_beat) and not r.bomb for r in game.classify(cards)):
+                try:
+                    game.check_play(seat, cards, to_beat)
+                except Exception:  # noqa: BLE001 - a game's own refusal (e.g. lone joker)
+                    continue
+                return Action("play", tuple(cards))
+        return PASS

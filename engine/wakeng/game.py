@@ -97,13 +97,12 @@ class WGame(ClimbingGame):
 
     # ---- bidding (W-2, W-7) -----------------------------------------------------------------
     def bid_options(self, seat: int) -> list[int]:
-        """What ``seat`` may say now: ``0`` (不叫) and the bids above the highest so far.
-        W-2: the third must bid when the first two passed (标准); W-7: three 3s, or two 3s
-        and two 2s, must bid 3."""
+        """What ``seat`` may say now, as everyone may know it: ``0`` (不叫) and the bids
+        above the highest so far; W-2: the third must bid when the first two passed
+        (标准). The W-7 forced 3 is not shown (it would reveal the hand): see
+        :meth:`place_bid`."""
         high = max((b for b in self.bids if b), default=0)
         options = [b for b in (1, 2, 3) if b > high]
-        if self.rules.shaanxi and forced_three(self.hands[seat]):
-            return [3]
         done = [b for b in self.bids if b is not None]
         if not self.rules.shaanxi and len(done) == 2 and not any(done):
             return options
@@ -125,6 +124,8 @@ class WGame(ClimbingGame):
         options = self.bid_options(seat)
         if amount not in options:
             raise MoveError("bid", "可以：" + "、".join("不叫" if b == 0 else f"叫 {b}" for b in options))
+        if self.rules.shaanxi and forced_three(self.hands[seat]):
+            amount = 3  # W-7: whatever they say, three 3s (or 33+22) bid 3 — nobody is told why
         self.bids[seat] = amount
         spoken = [b for b in self.bids if b is not None]
         if amount == 3 or len(spoken) == 3:
@@ -147,7 +148,7 @@ class WGame(ClimbingGame):
         self.turn = self.digger
 
     def bid_timeout(self) -> int:
-        """The bidder ran out of time: 不叫, or the lowest bid they must make."""
+        """The bidder ran out of time: 不叫, or the lowest bid they must make (W-2, W-7)."""
         options = self.bid_options(self.bidder)
         return self.place_bid(self.bidder, options[0])
 

@@ -322,3 +322,21 @@ def test_auto_play_strategy_passes_following_and_leads_lowest() -> None:
     assert rank_of(strategy.choose(g3, 2).cards[0]) == 3  # under 带3 the 3 is high: lead 6
     g3.turn = 1
     assert strategy.choose(g3, 1).cards == (card(11, 1),)  # ♥A before the spy card ♠A
+
+
+def test_auto_play_in_tuoguan_follows_sets_with_the_lowest_beating_rank() -> None:
+    """托管: follow a single / pair with the lowest set of one rank that beats it, a spy
+    card last; pass on anything else."""
+    from engine.strategy import FollowingStrategy
+
+    strategy = FollowingStrategy()
+    g = ZGame.from_hands([cards("5 9 K"), [SPADE_A, card(11, 1), *cards("4 8 88")], cards("3 6")])
+    g.play_text(0, "5")
+    assert [rank_of(c) for c in strategy.choose(g, 1).cards] == [5]  # 8: the lowest that beats 5
+    g.play_text(1, "8")
+    g.pass_turn(2)
+    g.play_text(0, "9")
+    assert strategy.choose(g, 1).cards == (card(11, 1),)  # ♥A before the spy card ♠A
+    g2 = ZGame.from_hands([cards("34567 9"), [SPADE_A, *cards("45678")], cards("3 6")])
+    g2.play_text(0, "34567")
+    assert strategy.choose(g2, 1).kind == "pass"  # no chains in 托管

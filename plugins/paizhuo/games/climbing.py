@@ -12,7 +12,7 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from engine.cards import format_cards
 from engine.climbing import ClimbingGame, Move
-from engine.strategy import LowestStrategy, Strategy
+from engine.strategy import FollowingStrategy, LowestStrategy, Strategy
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView
 from plugins.paizhuo.messaging import plain
 
@@ -34,6 +34,9 @@ class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
     strategy: Strategy = LowestStrategy()
+    """Moves for a player whose time ran out (issue spec: pass following, lowest lead)."""
+    auto_strategy: Strategy = FollowingStrategy()
+    """Moves for a player in 托管 (plays on when it can)."""
     engine_type: type[ClimbingGame]
     """The game's engine class (``to_json`` / ``from_json`` / ``next_game_info``)."""
 
@@ -64,7 +67,8 @@ class ClimbingAdapter(GameAdapter):
         return game.turn if game.phase == "play" and not game.over else None
 
     def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        action = self.strategy.choose(game, seat)
+        strategy = self.auto_strategy if why == "托管" else self.strategy
+        action = strategy.choose(game, seat)
         move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
 
