@@ -88,6 +88,17 @@ def format_cards(cards: Iterable[int], order: Sequence[int] | None = None) -> st
     return " ".join(parts)
 
 
+def format_sequence(cards: Sequence[int]) -> str:
+    """Cards in the given order, adjacent cards of one rank written together, e.g.
+    ``♠A ♥2 ♦3♣3`` (a chain shown from its low end); parses back to the same cards."""
+    out: list[str] = []
+    for i, c in enumerate(cards):
+        if i and rank_of(c) != rank_of(cards[i - 1]):
+            out.append(" ")
+        out.append(card_name(c))
+    return "".join(out)
+
+
 def format_ranks(cards: Iterable[int], order: Sequence[int] | None = None) -> str:
     """Ranks only, grouped in rank order, e.g. ``33 777 小王`` (for public play summaries)."""
     weight = order or range(15)

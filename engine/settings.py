@@ -8,7 +8,7 @@ shown and typed by their Chinese names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Self
 
@@ -84,10 +84,16 @@ class Setting:
 
 @dataclass(frozen=True, slots=True)
 class Schema:
-    """A game's settings, in display order."""
+    """A game's settings, in display order; ``check`` (optional) returns a Chinese
+    reason when a combination of values is not allowed (e.g. a minimum above a maximum)."""
 
     game: str
     settings: Sequence[Setting]
+    rule: Callable[[dict], str | None] | None = None
+
+    def check(self, values: dict) -> str | None:
+        """The reason ``values`` (cleaned) may not be stored together, ``None`` when fine."""
+        return self.rule(values) if self.rule else None
 
     def find(self, name: str) -> Setting:
         """The setting called ``name`` (Chinese name or field). Raises :class:`SettingError`."""

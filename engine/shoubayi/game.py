@@ -130,7 +130,7 @@ class SGame(ClimbingGame):
         last = self.lead[0]
         needed = sum(1 for s in range(self.players) if self.hands[s] and s != last)
         if len(self.hands[last]) == 1 and self.passes + 1 == needed and self.can_beat(seat):
-            raise MoveError("must_block", "上家把一了，你能管就必须管（把一必拦）")
+            raise MoveError("must_block", "把一的人就等你这一家了，你能管就必须管（把一必拦）")
 
     def can_beat(self, seat: int) -> bool:
         """Whether ``seat`` holds a legal play that beats the play on the table."""

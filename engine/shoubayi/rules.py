@@ -171,5 +171,5 @@ SCHEMA = Schema("手把一", (
     Setting("把一必拦", "must_block", "bool", True, "上家把一、其他人都过时，最后一家能管必须管", "S-4"),
     Setting("包赔", "baopei", "bool", True, "下家把一时出单张不出最大的，被他走掉就替所有输家赔", "S-4"),
     Setting("打到底", "to_the_end", "bool", False, "头游之后继续打出每个名次，只有大拉赔", "S-5"),
-))
+), rule=lambda v: "两人藏牌最少不能大于最多" if v["aside_min"] > v["aside_max"] else None)
 """The group settings of 手把一 (RULES.md S), as ``/规则`` and ``/设置`` show them."""

@@ -26,7 +26,7 @@ from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 JOIN_HINT = "发送 /加入 入座"
-NO_TABLE = "本群还没有牌桌，发送 /开局 抓特务 四人 开一桌。"
+NO_TABLE = "本群还没有牌桌，发送 /开局 <游戏> 开一桌（抓特务 / 挖坑 / 手把一，/帮助 查看用法）。"
 OTHER_TABLE = "你已经在另一个群的牌桌上了，先在那边 /退出 或打完。"
 
 
@@ -157,8 +157,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
         if seat is None:
             return []
         left = int((table.deadline - now).total_seconds()) if table.deadline else 0
-        return [reply(table.group_id, table.seats[seat].user_id,
-                      f"还剩 {left} 秒，超时机器人将代你出牌（跟牌时过）。")]
+        what = "代你过" if table.adapter.is_following(table.engine) else "代你出牌"
+        return [reply(table.group_id, table.seats[seat].user_id, f"还剩 {left} 秒，超时机器人将{what}。")]
     if table.deadline is None or now < table.deadline:
         schedule(table)
         return []
@@ -255,6 +255,11 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
     except UsageError as err:
         await deliver(bot, [reply(group_id, user_id, str(err))])
         return
+    settings = await group_settings(group_id, adapter)
+    limit = adapter.max_seats(settings)
+    if limit and size > limit:
+        await deliver(bot, [reply(group_id, user_id, f"本群{adapter.name}最多 {limit} 人（/规则 {adapter.name} 人数上限）。")])
+        return
     if not await can_message_privately(bot, user_id):
         await deliver(bot, [reply(group_id, user_id, not_friend_text())])
         return
@@ -273,7 +278,7 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         await deliver(bot, [out])
         return
     async with table.lock:
-        table.settings = await group_settings(group_id, adapter)
+        table.settings = settings
         table.rearm()
         await REGISTRY.save(table)
         schedule(table)
@@ -573,8 +578,8 @@ async def show_rules(group_id: str, args: str) -> str:
     """``/规则 [游戏]``: every setting of the game in this group — value, choices, meaning."""
     try:
         adapter = _game_for(group_id, args.strip())
-    except UsageError as err:
-        return str(err)
+    except UsageError:
+        return "用法：/规则 <游戏>，游戏：" + "、".join(GAMES)
     values = await group_settings(group_id, adapter)
     lines = [f"【{adapter.name}】本群规则（/设置 {adapter.name} <项> <值>，管理员可改）："]
     for s in adapter.schema.settings:
@@ -608,6 +613,9 @@ async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
     stored = {k: v for k, v in adapter.schema.clean(stored).items()
               if v != next(s.default for s in adapter.schema.settings if s.field == k)}
     stored[setting.field] = value
+    problem = adapter.schema.check(adapter.schema.clean(stored))
+    if problem:
+        return problem
     if value == setting.default:
         stored.pop(setting.field)
     await store.set_settings(group_id, adapter.name, stored)

@@ -17,4 +17,4 @@ COMMON: tuple[Setting, ...] = (
 
 def with_common(schema: Schema) -> Schema:
     """``schema`` followed by the shared settings."""
-    return Schema(schema.game, (*schema.settings, *COMMON))
+    return Schema(schema.game, (*schema.settings, *COMMON), schema.rule)

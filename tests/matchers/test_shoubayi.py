@@ -108,3 +108,19 @@ async def test_s6_end_message_multipliers_and_baopei(app: App) -> None:
         expect_private(ctx, B, "出完")
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(A))
     assert (stats.game, stats.losses, stats.points) == ("手把一", 1, -34)
+
+
+def test_plays_are_shown_in_reading_order() -> None:
+    """G-5: the group sees chains from their low end and kickers after the main cards."""
+    from engine.readings import Reading
+    from plugins.paizhuo.games.shoubayi import ShoubayiAdapter
+
+    adapter = ShoubayiAdapter()
+    game = SGame.from_hands([cards("3"), cards("4")])
+    shown = {t: adapter.play_cards(game, cards(t), Reading(k, len(cards(t)), key))
+             for t, k, key in [("A2345", "straight", 1), ("4 101010", "triple_one", 7),
+                               ("AAA222333 456", "triple_one", 1), ("KKKAAA 3 5", "triple_one", 13)]}
+    assert shown["A2345"] == "♠A ♠2 ♠3 ♠4 ♠5"
+    assert shown["4 101010"] == "♠10♥10♣10 ♠4"
+    assert shown["AAA222333 456"] == "♠A♥A♣A ♠2♥2♣2 ♠3♥3♣3 ♠4 ♠5 ♠6"
+    assert shown["KKKAAA 3 5"] == "♠K♥K♣K ♠A♥A♣A ♠3 ♠5"

@@ -118,6 +118,10 @@ class GameAdapter(ABC):
     def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """Private message: the seat's hand and role (G-1 notation)."""
 
+    def is_following(self, game: Any) -> bool:
+        """Whether the player to act is answering a play (so a timeout passes)."""
+        return False
+
     def reminder(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """The private question ``seat`` still has to answer (re-sent with ``/手牌``)."""
         return ""

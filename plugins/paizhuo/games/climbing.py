@@ -10,7 +10,7 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.cards import format_cards
+from engine.cards import format_cards, format_sequence, rank_of
 from engine.climbing import ClimbingGame, Move
 from engine.strategy import FollowingStrategy, LowestStrategy, Strategy
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView
@@ -28,6 +28,43 @@ def at(user_id: str) -> MessageSegment:
 def signed(n: int) -> str:
     """``+2`` / ``-1`` / ``0``."""
     return f"{n:+d}" if n else "0"
+
+
+CHAINS = ("straight", "pair_chain", "triple_chain")
+GROUPS = {"triple_one": (3, 1), "four_two": (4, 2)}
+
+
+def _low_order(rank: int) -> int:
+    """Chain position of a natural rank when A and 2 stand low (A 2 3 …)."""
+    return {11: -2, 12: -1}.get(rank, rank)
+
+
+def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[int]]:
+    """``cards`` split into display groups: ``[[whole chain in chain order]]`` for chains,
+    ``[main cards, carried cards]`` for 三带一 / 四带二 (RULES.md S-3, Z-4), else
+    ``[cards]``. Chains stand low when they hold a 2 (… A 2 3 …)."""
+    ranks = [rank_of(c) for c in cards]
+    if kind in CHAINS:
+        low = 12 in ranks
+        return [[c for _, c in sorted(zip(ranks, cards, strict=True),
+                                      key=lambda rc: (_low_order(rc[0]) if low else rc[0], rc[1]))]]
+    if kind in GROUPS:
+        width, per = GROUPS[kind]
+        k = size // (width + per)
+        counts = {r: ranks.count(r) for r in set(ranks)}
+        if k == 1:
+            mains = [max(counts, key=lambda r: (counts[r], r))]
+        else:  # 手把一 chains are keyed by their lowest chain position (S-2)
+            by_pos = {1: 11, 2: 12, 14: 11} | {p: p - 3 for p in range(3, 14)}
+            mains = [by_pos[key + i] for i in range(k)]
+        pool = sorted(cards)
+        main = []
+        for r in mains:  # in chain order
+            picked = [c for c in pool if rank_of(c) == r][:width]
+            main += picked
+            pool = [c for c in pool if c not in picked]
+        return [main, pool]
+    return [list(cards)]
 
 
 class ClimbingAdapter(GameAdapter):
@@ -75,6 +112,9 @@ class ClimbingAdapter(GameAdapter):
     def is_over(self, game: ClimbingGame) -> bool:
         return game.over
 
+    def is_following(self, game: ClimbingGame) -> bool:
+        return game.phase == "play" and game.lead is not None
+
     # ---- texts -----------------------------------------------------------------------------
     def cards(self, game: Any, cards: list[int]) -> str:
         """Cards in G-1 notation, grouped in the game's rank order."""
@@ -89,6 +129,16 @@ class ClimbingAdapter(GameAdapter):
         reading = game.lead_reading()
         return msg + MessageSegment.text(
             f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{reading.name}），或 过")
+
+    def play_cards(self, game: Any, cards: list[int], reading: Any) -> str:
+        """A play as the group sees it, in reading order: chains from their low end (A and
+        2 first when they stand low, e.g. ``A2345``), a 三带一 / 四带二 with its triples or
+        fours before the carried cards (G-5: the taken reading is visible)."""
+        groups = order_play(cards, reading.kind, reading.key, reading.size)
+        if len(groups) == 1 and reading.kind not in CHAINS:
+            return self.cards(game, cards)
+        return " ".join(format_sequence(g) if i == 0 else self.cards(game, g)
+                        for i, g in enumerate(groups) if g)
 
     def report_line(self, name: str, left: int) -> str:
         """The announcement of a low hand (Z-6 报牌)."""
@@ -114,7 +164,7 @@ class ClimbingAdapter(GameAdapter):
         name = seats[move.seat].name
         note = f"［{why}］" if why else ""
         if move.reading is not None:
-            lines = [f"{name} 出 {self.cards(game, move.cards)}（{move.reading.name}）{note}"]
+            lines = [f"{name} 出 {self.play_cards(game, move.cards, move.reading)}（{move.reading.name}）{note}"]
         else:
             lines = [f"{name} 过{note}"]
         if move.place is not None:

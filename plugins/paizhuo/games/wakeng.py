@@ -20,9 +20,9 @@ from plugins.paizhuo.games.base import Say, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, at, signed
 from plugins.paizhuo.messaging import plain
 
-BID_RE = re.compile(r"^叫\s*([123一二三])\s*分?$")
+BID_RE = re.compile(r"^叫\s*(\d+|[一二三四五])\s*分?$")
 NO_BID = {"不叫", "不叫了", "pass叫"}
-CN_DIGITS = {"一": 1, "二": 2, "三": 3}
+CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
 RESULT_TEXT = {"win": "胜", "loss": "负"}
 HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
 
@@ -57,10 +57,14 @@ class WakengAdapter(ClimbingAdapter):
             return ("bid", "0")
         m = BID_RE.match(t)
         if m:
-            return ("bid", str(CN_DIGITS.get(m.group(1), m.group(1))))
+            return ("bid", str(CN_DIGITS.get(m.group(1), m.group(1)))[:3])
+        if t.startswith("扣"):
+            return ("bury", None)
         return super().parse_command(t)
 
     def act(self, game: WGame, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
+        if kind == "bury":
+            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4张牌>，不要在群里发。")
         if kind == "bid":
             game.place_bid(seat, int(arg or 0))
             return self._after_bid(game, seats, seat)

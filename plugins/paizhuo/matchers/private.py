@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command, on_message
+from nonebot import get_driver, on_message
 from nonebot.adapters.onebot.v11 import Bot, PrivateMessageEvent
 from nonebot.rule import Rule, is_type
 
@@ -36,9 +36,16 @@ async def _(bot: Bot, event: PrivateMessageEvent) -> None:
         await deliver(bot, [private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。")])
 
 
-GROUP_ONLY = {"开局", "加入", "退出", "结束", "继续", "托管", "牌桌", "战绩", "规则", "设置", "开始"}
-group_only_cmd = on_command("开局", aliases=GROUP_ONLY - {"开局"}, rule=is_type(PrivateMessageEvent),
-                            priority=9, block=True)
+GROUP_ONLY = ("开局", "加入", "退出", "结束", "继续", "托管", "牌桌", "战绩", "规则", "设置", "开始")
+
+
+async def _is_group_only(event: PrivateMessageEvent) -> bool:
+    t = unicodedata.normalize("NFKC", event.get_plaintext()).strip()
+    starts = [unicodedata.normalize("NFKC", s) for s in get_driver().config.command_start]
+    return any(t.startswith(s + name) for s in starts for name in GROUP_ONLY)
+
+
+group_only_cmd = on_message(rule=is_type(PrivateMessageEvent) & Rule(_is_group_only), priority=9, block=True)
 
 
 async def _is_private_move(event: PrivateMessageEvent) -> bool:
@@ -50,9 +57,10 @@ private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 
 @group_only_cmd.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
-    await deliver(bot, [private(str(event.user_id), "这个命令请在群里发送。私聊只用于：/手牌、还 <牌>、明 / 明牌 / 暗。")])
+    await deliver(bot, [private(str(event.user_id),
+                                "这个命令请在群里发送。私聊只用于：/手牌、还 <牌>、明 / 明牌 / 暗、扣 <4张牌>。")])
 
 
 @private_move.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
-    await deliver(bot, [private(str(event.user_id), "出牌和过请在群里发送，大家才看得到。")])
+    await deliver(bot, [private(str(event.user_id), "出牌、过和叫分请在群里发送，大家才看得到。")])
