@@ -151,3 +151,15 @@ async def test_wakeng_rules_and_setting(app: App) -> None:
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("挖坑规则 已设为 陕西"), {"message_id": 1})
     assert await REGISTRY.store.get_settings(str(GROUP), "挖坑") == {"ruleset": "陕西"}
+
+
+async def test_bury_in_the_group_and_out_of_range_bids_are_answered(app: App) -> None:
+    table = await wakeng_table(WGame.deal(WRules(), 7, first=0))
+    before = state(table)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "叫 4"))
+        expect_group(ctx, "可以：不叫、叫 1、叫 2、叫 3", at=A)
+        ctx.receive_event(bot, gmsg(A, "扣 3456"))
+        expect_group(ctx, "扣底请私聊机器人", at=A)
+    assert state(table) == before
