@@ -40,7 +40,12 @@ GROUP_ONLY = ("开局", "加入", "退出", "结束", "继续", "托管", "牌�
 
 
 async def _is_group_only(event: PrivateMessageEvent) -> bool:
-    t = unicodedata.normalize("NFKC", event.get_plaintext()).strip()
+    """A group command sent privately — read like NoneBot reads commands: the message
+    must start with a text segment holding the command."""
+    message = event.get_message()
+    if not message or message[0].type != "text":
+        return False
+    t = unicodedata.normalize("NFKC", message[0].data.get("text", "")).strip()
     starts = [unicodedata.normalize("NFKC", s) for s in get_driver().config.command_start]
     return any(t.startswith(s + name) for s in starts for name in GROUP_ONLY)
 
