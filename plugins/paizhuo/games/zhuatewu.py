@@ -168,6 +168,8 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return says
         if t.startswith("还"):
             return self._return(game, seats, seat, t[1:].strip())
+        if t[:1] in ("明", "暗") and seat in game.awaiting_declare():
+            raise MoveError("choice", "请回复：" + " / ".join(game.declare_choices()))
         return None
 
     def _return(self, game: ZGame, seats: list[SeatView], seat: int, body: str) -> list[Say]:

@@ -12,13 +12,14 @@ from nonebot.rule import Rule, is_type
 
 from plugins.paizhuo import actions
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.matchers.play import parse_move
+from plugins.paizhuo.matchers.play import parse_move, strip_prefix
 from plugins.paizhuo.messaging import deliver, private
 
 
 def is_answer_text(text: str) -> bool:
-    """Whether ``text`` starts like a private answer of any game (``还``, ``明``, ``扣`` …)."""
-    t = unicodedata.normalize("NFKC", text).strip()
+    """Whether ``text`` starts like a private answer of any game (``还``, ``明``, ``扣`` …),
+    with or without the command prefix."""
+    t = strip_prefix(text)
     return any(t.startswith(p) for adapter in GAMES.values() for p in adapter.answer_prefixes)
 
 
@@ -32,11 +33,13 @@ answer_msg = on_message(rule=Rule(_is_answer), priority=5, block=True)
 @answer_msg.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     user_id = str(event.user_id)
-    if not await actions.answer(bot, user_id, event.get_plaintext()):
+    if not await actions.answer(bot, user_id, strip_prefix(event.get_plaintext())):
         await deliver(bot, [private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。")])
 
 
-GROUP_ONLY = ("开局", "加入", "退出", "结束", "继续", "托管", "牌桌", "战绩", "规则", "设置", "开始")
+GROUP_ONLY = ("开局", "开桌", "加入", "上桌", "入座", "退出", "下桌", "结束", "结束牌局", "继续", "再来",
+              "下一局", "托管", "牌桌", "战绩", "规则", "设置", "开始", "开打")
+PRIVATE_OK = ("牌桌帮助", "帮助", "help", "手牌", "看牌")
 
 
 async def _is_group_only(event: PrivateMessageEvent) -> bool:
@@ -47,6 +50,8 @@ async def _is_group_only(event: PrivateMessageEvent) -> bool:
         return False
     t = unicodedata.normalize("NFKC", message[0].data.get("text", "")).strip()
     starts = [unicodedata.normalize("NFKC", s) for s in get_driver().config.command_start]
+    if any(t.startswith(s + name) for s in starts for name in PRIVATE_OK):
+        return False
     return any(t.startswith(s + name) for s in starts for name in GROUP_ONLY)
 
 
