@@ -22,6 +22,7 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
+import plugins.paizhuo.guard  # noqa: E402,F401  (ignores the bot's own messages)
 from plugins.paizhuo import actions, matchers, messaging  # noqa: E402,F401  (registers the matchers)
 
 driver = get_driver()

@@ -11,14 +11,25 @@ class Config(BaseModel):
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``SEND_INTERVAL`` — least seconds between two messages of one bot account (QQ rate
     limits, 风控); ``SEND_RETRIES`` — tries of a failed group message before it is logged
-    and dropped."""
+    and dropped.
+    ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
+    off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
+    start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see
+    ``plugins/paizhuo/guard.py``)."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     deal_seed: int | None = None
     send_interval: float = 0.3
     send_retries: int = 3
+    onebot_http_post: bool = False
+    allow_empty_token: bool = False
 
     @field_validator("deal_seed", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("onebot_http_post", "allow_empty_token", mode="before")
+    @classmethod
+    def _empty_is_false(cls, value: object) -> object:
+        return False if value == "" else value
