@@ -19,6 +19,19 @@ from engine.errors import MoveError
 from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
 
 
+def carried_seat(previous: dict, seat: int) -> int | None:
+    """The seat now of the player who sat at ``seat`` in the previous game at this table.
+
+    ``previous`` is a game's ``next_game_info()``; its optional ``"seat_map"`` (one entry per
+    previous seat: the seat now, or ``None`` for a player who left between games) is set by
+    the table when its players changed. Without a map the seats are the same. Used for what
+    carries from one game to the next (tribute Z-8, who deals and leads Z-5 / W-2 / S-4): a
+    player who left takes no part in it.
+    """
+    seat_map = previous.get("seat_map")
+    return seat if seat_map is None else seat_map[seat]
+
+
 @dataclass(slots=True)
 class Move:
     """What one accepted move did, for the chat layer to announce.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
-from engine.climbing import ClimbingGame, Move
+from engine.climbing import ClimbingGame, Move, carried_seat
 from engine.errors import MoveError
 from engine.readings import Reading
 from engine.shoubayi.rules import SRules, beats, classify, counts_of
@@ -73,6 +73,8 @@ class SGame(ClimbingGame):
             aside = sorted(deck[: rng.randint(low, high)])
             deck = deck[len(aside):]
         winner = previous.get("winner") if previous else None
+        if winner is not None:
+            winner = carried_seat(previous, winner)
         dealer = winner if winner is not None else rng.randrange(players)
         hands: list[list[int]] = [[] for _ in range(players)]
         for i, c in enumerate(deck):

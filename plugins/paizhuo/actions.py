@@ -201,7 +201,7 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
         await REGISTRY.record_finished(table)
         log_event(table, "finished")
         outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
-            "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
+            "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。")))
     else:
         table.rearm()
         await REGISTRY.save(table)
@@ -231,7 +231,7 @@ async def start_game(table: Table) -> list[Outgoing]:
     the start messages, hands and prompts. Caller holds the table lock."""
     table.settings = await group_settings(table.group_id, table.adapter)
     table.engine = table.adapter.new_game(len(table.seats), table.settings, deal_seed(table),
-                                          table.previous)
+                                          table.carried_previous())
     table.status = PLAYING
     table.ready = []
     table.games += 1
@@ -288,8 +288,36 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
                                         f"{JOIN_HINT}。\n座位：{seat_list(table)}")])
 
 
+def open_seats(table: Table) -> bool:
+    """Whether a newcomer may sit down: before the first deal, or between games after a
+    player left (a fixed-size table is then short of players)."""
+    if table.status == WAITING:
+        return True
+    return table.status == FINISHED and len(table.seats) < capacity(table)
+
+
+def ready_to_deal(table: Table) -> bool:
+    """Between games: every seated player sent ``/继续`` (a newcomer counts as ready) and
+    the table is full again (an open-ended 手把一 table needs 2 or more)."""
+    if any(s.user_id not in table.ready for s in table.seats):
+        return False
+    return len(table.seats) >= 2 if not table.size else len(table.seats) == table.size
+
+
+def between_games_status(table: Table) -> str:
+    """Who the table waits for between games: seats to fill and players to send /继续."""
+    parts = []
+    if table.size and len(table.seats) < table.size:
+        parts.append(f"还差 {table.size - len(table.seats)} 人（{JOIN_HINT}）")
+    waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
+    if waiting:
+        parts.append(f"等 /继续：{waiting}")
+    return "；".join(parts)
+
+
 async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
-    """``/加入``: take a seat; the game starts by itself when the seats are full."""
+    """``/加入``: take a seat; the game starts by itself when the seats are full. Between
+    games a newcomer takes a seat left free (and counts as ready for the next game)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
@@ -297,16 +325,16 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
     if table.seat_of(user_id) is not None:
         await deliver(bot, [reply(group_id, user_id, "你已经在这桌了。")])
         return
-    if table.status != WAITING:
-        await deliver(bot, [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")])
+    if not open_seats(table):
+        await deliver(bot, [reply(group_id, user_id, full_text(table))])
         return
     if not await can_message_privately(bot, user_id):
         await deliver(bot, [reply(group_id, user_id, not_friend_text())])
         return
 
     async def change() -> list[Outgoing]:
-        if REGISTRY.get(group_id) is not table or table.status != WAITING:
-            return [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")]
+        if REGISTRY.get(group_id) is not table or not open_seats(table):
+            return [reply(group_id, user_id, full_text(table))]
         if table.seat_of(user_id) is not None:
             return [reply(group_id, user_id, "你已经在这桌了。")]
         if len(table.seats) >= capacity(table):
@@ -316,17 +344,30 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
                 return [reply(group_id, user_id, OTHER_TABLE)]
             table.seats.append(SeatView(user_id, name))
             REGISTRY.by_user[user_id] = group_id
-        outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
         log_event(table, "join", len(table.seats) - 1)
-        if len(table.seats) == capacity(table):
-            outs += await start_game(table)
+        if table.status == FINISHED:
+            table.ready.append(user_id)
+            if ready_to_deal(table):
+                return [group(group_id, f"{name} 入座。")] + await start_game(table)
+            outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}\n"
+                                    f"{between_games_status(table)}")]
         else:
-            table.rearm()
-            await REGISTRY.save(table)
-            schedule(table)
+            outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
+            if len(table.seats) == capacity(table):
+                return outs + await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
         return outs
 
     await run_locked(bot, table, change)
+
+
+def full_text(table: Table) -> str:
+    """Why a newcomer cannot sit down now."""
+    if table.playing:
+        return "这桌正在打，等这局结束、有人 /退出 后再 /加入。"
+    return "这桌已经坐满了。"
 
 
 async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
@@ -351,7 +392,9 @@ async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
 
 
 async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/继续``: after a game, every seated player agrees to the next one (same seats)."""
+    """``/继续``: after a game, every seated player agrees to the next one; it is dealt
+    when everyone has and the seats are full again (a player who left is replaced by a
+    newcomer's ``/加入``)."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
@@ -362,52 +405,90 @@ async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "现在不是两局之间，不用 /继续。")]
         if user_id not in table.ready:
             table.ready.append(user_id)
-        if len(table.ready) < len(table.seats):
-            table.rearm()
-            await REGISTRY.save(table)
-            schedule(table)
-            waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-            me = table.seats[table.seat_of(user_id) or 0].name
-            return [group(group_id, f"{me} 准备好了（{len(table.ready)}/{len(table.seats)}），还等：{waiting}")]
-        return await start_game(table)
+        if ready_to_deal(table):
+            return await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        me = table.seats[table.seat_of(user_id) or 0].name
+        ready = sum(1 for s in table.seats if s.user_id in table.ready)
+        return [group(group_id, f"{me} 准备好了（{ready}/{table.size or len(table.seats)}），"
+                                f"{between_games_status(table)}")]
 
     await run_locked(bot, table, change)
 
 
 async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/退出``: leave before the start (the last one out closes the table), or between
-    games (the table closes)."""
+    """``/退出``: leave before the start or between games; only that seat is freed (the
+    last one out closes the table). Not during a game."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
         return
 
     async def change() -> list[Outgoing]:
-        seat = table.seat_of(user_id)
-        if REGISTRY.get(group_id) is not table or seat is None:
+        if REGISTRY.get(group_id) is not table or table.seat_of(user_id) is None:
             return [reply(group_id, user_id, "你不在本群的牌桌上。")]
         if table.playing:
             return [reply(group_id, user_id, "牌局进行中，不能退出；可请开局人或管理员发送 /结束。")]
-        name = table.seats[seat].name
-        if table.status == FINISHED:
-            async with REGISTRY.guard:
-                await REGISTRY.close(table)
-            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
-        table.seats.pop(seat)
-        async with REGISTRY.guard:
-            REGISTRY.unseat(table, user_id)
-        if not table.seats:
-            await REGISTRY.close(table)
-            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
-        if table.opener == user_id:
-            table.opener = table.seats[0].user_id
-        table.rearm()
-        await REGISTRY.save(table)
-        schedule(table)
-        log_event(table, "leave", extra_user=user_id)
-        return [group(group_id, f"{name} 退出。座位：{seat_list(table)}")]
+        return await _unseat(table, user_id, "退出")
 
     await run_locked(bot, table, change)
+
+
+async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
+                      is_manager: bool) -> None:
+    """``/踢 @某人``: the opener, a group admin/owner or a SUPERUSER frees an absent
+    player's seat before the start or between games (never during a game)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
+        return
+    if target is None:
+        await deliver(bot, [reply(group_id, user_id, "用法：/踢 @某人（在消息里 @ 要请离的玩家）。")])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以请人离座。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.seat_of(target) is None:
+            return [reply(group_id, user_id, "这个人不在本群的牌桌上。")]
+        if table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能请人离座；等这局结束，或 /结束 牌局。")]
+        return await _unseat(table, target, "被请离座位")
+
+    await run_locked(bot, table, change)
+
+
+async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
+    """Free ``user_id``'s seat (not during a game; caller holds the lock): the table waits
+    for a newcomer with its idle timer, or closes when nobody is left."""
+    seat = table.seat_of(user_id)
+    assert seat is not None
+    name = table.seats[seat].name
+    table.seats.pop(seat)
+    if user_id in table.ready:
+        table.ready.remove(user_id)
+    async with REGISTRY.guard:
+        REGISTRY.unseat(table, user_id)
+        if not table.seats:
+            await REGISTRY.close(table)
+            schedule(table)
+            log_event(table, "close", extra_user=user_id)
+            return [group(table.group_id, f"{name} {how}，牌桌已关闭。")]
+    if table.opener == user_id:
+        table.opener = table.seats[0].user_id
+    log_event(table, "leave", extra_user=user_id)
+    if table.status == FINISHED and ready_to_deal(table):
+        return [group(table.group_id, f"{name} {how}。")] + await start_game(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    schedule(table)
+    text = f"{name} {how}。座位：{seat_list(table)}"
+    if table.status == FINISHED:
+        text += f"\n{between_games_status(table)}"
+    return [group(table.group_id, text)]
 
 
 async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
@@ -561,8 +642,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         else:
             msg = table.adapter.table(table.engine, table.seats)
             if table.status == FINISHED:
-                waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-                msg += MessageSegment.text(f"\n本局已结束，等待 /继续：{waiting}")
+                msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
 
 

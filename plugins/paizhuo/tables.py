@@ -87,6 +87,19 @@ class Table:
                 return i
         return None
 
+    def carried_previous(self) -> dict | None:
+        """``previous`` for the next deal, with ``"seat_map"`` (previous seat → seat now,
+        ``None`` for a player who left) when the players changed between games, so tribute
+        and who deals / leads carry over only among players who played the last game
+        (Z-8, Z-5, W-2, S-4). ``None`` before the first game."""
+        if self.previous is None:
+            return None
+        users = self.previous.get("users")
+        now = [s.user_id for s in self.seats]
+        if users is None or users == now:
+            return self.previous
+        return {**self.previous, "seat_map": [self.seat_of(u) for u in users]}
+
     def setting(self, field_name: str) -> object:
         """A setting of this table (its game's schema default when unset)."""
         return self.adapter.schema.clean(self.settings)[field_name]
@@ -210,7 +223,8 @@ class Registry:
         table.ready = []
         table.auto = []
         table.timeouts = {}
-        table.previous = table.adapter.next_game_info(table.engine)
+        table.previous = {**table.adapter.next_game_info(table.engine),
+                          "users": [s.user_id for s in table.seats]}
         table.rearm()
         await self.require_store().finish_game(record, live=(table.game, table.to_json()))
 

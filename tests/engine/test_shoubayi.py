@@ -239,3 +239,14 @@ def test_s5_to_the_end_only_the_dala_pays() -> None:
 def test_state_round_trips() -> None:
     g = SGame.deal(2, SRules(), 9)
     assert SGame.from_json(json.loads(json.dumps(g.to_json()))) == g
+
+
+def test_s4_winner_who_left_neither_deals_nor_leads() -> None:
+    """S-4 between games with changed players: the previous winner deals and leads from
+    their seat now; a winner who left gives way to the first-game rule."""
+    rules = SRules()
+    moved = SGame.deal(3, rules, 11, previous={"winner": 2, "seat_map": [2, 0, 1]})
+    assert moved.dealer == 1 and moved.turn == 1
+    gone = SGame.deal(3, rules, 11, previous={"winner": 2, "seat_map": [0, 1, None]})
+    first = SGame.deal(3, rules, 11)
+    assert (gone.dealer, gone.turn, gone.hands) == (first.dealer, first.turn, first.hands)

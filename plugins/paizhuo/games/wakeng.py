@@ -12,6 +12,7 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
 from engine.cards import CardsNotHeld, NotationError, parse_cards, resolve
+from engine.climbing import carried_seat
 from engine.errors import MoveError
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
@@ -42,7 +43,7 @@ class WakengAdapter(ClimbingAdapter):
         raise UsageError("挖坑固定 3 人：/开局 挖坑")
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> WGame:
-        first = previous["out"][0] if previous and previous.get("out") else None
+        first = carried_seat(previous, previous["out"][0]) if previous and previous.get("out") else None
         return WGame.deal(WRules.from_json(settings), seed, first=first)
 
     def prompt_seconds(self, game: WGame) -> int | None:
