@@ -21,7 +21,7 @@ from engine.errors import MoveError
 from engine.settings import SettingError
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
-from plugins.paizhuo.games.base import Say, SeatView
+from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
@@ -36,9 +36,11 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
-    """An adapter's :class:`Say` list as messages to the group and the seated users."""
+    """An adapter's :class:`Say` list as messages to the group and the seated users
+    (computer players get no private messages)."""
     return [group(table.group_id, s.message) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id) for s in says]
+            else private(table.seats[s.seat].user_id, s.message, table.group_id)
+            for s in says if s.seat is None or not is_computer(table.seats[s.seat].user_id)]
 
 
 async def run_locked(bot: Bot | None, table: Table,
@@ -108,7 +110,7 @@ def schedule(table: Table) -> None:
     old = _timers.pop(table.group_id, None)
     if old is not None and old is not asyncio.current_task():
         old.cancel()
-    times = [t for t in (table.remind_at, table.deadline) if t is not None]
+    times = [t for t in (table.remind_at, table.deadline, table.computer_at) if t is not None]
     if times and REGISTRY.get(table.group_id) is table:
         _timers[table.group_id] = asyncio.create_task(_fire(table, min(times)))
 
@@ -148,6 +150,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
     if REGISTRY.get(table.group_id) is not table:
         return []
     now = now_utc()
+    if table.computer_at is not None and now >= table.computer_at and table.playing:
+        return await _computers_act(table)
     if table.remind_at is not None and now >= table.remind_at and (
             table.deadline is None or now < table.deadline):
         table.remind_at = None
@@ -193,6 +197,29 @@ async def _on_time(table: Table) -> list[Outgoing]:
     return await _commit(table, says_to_outs(table, says))
 
 
+async def _computers_act(table: Table) -> list[Outgoing]:
+    """Every computer player the game waits for acts (under the lock), through the same
+    engine calls, save and announcement as a human's move."""
+    adapter = table.adapter
+    table.computer_at = None
+    says: list[Say] = []
+    for seat in adapter.waiting_seats(table.engine):
+        if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
+            continue
+        snapshot = adapter.dump(table.engine)
+        try:
+            says += adapter.computer_turn(table.engine, table.seats, seat)
+        except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
+            logger.exception(f"computer move failed group={table.group_id} seat={seat}")
+            table.engine = adapter.load(snapshot)
+            if adapter.prompt_seconds(table.engine):
+                says += adapter.timeout(table.engine, table.seats)
+            elif adapter.acting_seat(table.engine) == seat:
+                says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        log_event(table, "computer_move", seat)
+    return await _commit(table, says_to_outs(table, says))
+
+
 async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     """After an accepted change: record the game if it is over, re-arm the timers, save
     (before anything is sent) and return the messages with the end message added."""
@@ -200,6 +227,14 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     if table.playing and adapter.is_over(table.engine):
         await REGISTRY.record_finished(table)
         log_event(table, "finished")
+        if not table.humans():
+            # Nobody left to play on with: a table of computer players closes after its game.
+            async with REGISTRY.guard:
+                await REGISTRY.close(table)
+            outs.append(group(table.group_id, adapter.end(table.engine, table.seats)
+                              + MessageSegment.text("\n牌桌已关闭。")))
+            schedule(table)
+            return outs
         outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
             "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。")))
     else:
@@ -290,10 +325,12 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
 
 def open_seats(table: Table) -> bool:
     """Whether a newcomer may sit down: before the first deal, or between games after a
-    player left (a fixed-size table is then short of players)."""
+    player left (a fixed-size table is then short of players) or in a computer player's
+    seat."""
     if table.status == WAITING:
         return True
-    return table.status == FINISHED and len(table.seats) < capacity(table)
+    return table.status == FINISHED and (
+        len(table.seats) < capacity(table) or len(table.humans()) < len(table.seats))
 
 
 def ready_to_deal(table: Table) -> bool:
@@ -337,22 +374,32 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
             return [reply(group_id, user_id, full_text(table))]
         if table.seat_of(user_id) is not None:
             return [reply(group_id, user_id, "你已经在这桌了。")]
+        replaced, joined = None, name
         if len(table.seats) >= capacity(table):
-            return [reply(group_id, user_id, "这桌已经坐满了。")]
+            computers = [i for i, s in enumerate(table.seats) if is_computer(s.user_id)]
+            if table.status != FINISHED or not computers:
+                return [reply(group_id, user_id, "这桌已经坐满了。")]
+            replaced = computers[-1]
         async with REGISTRY.guard:
             if REGISTRY.table_of_user(user_id) is not None:
                 return [reply(group_id, user_id, OTHER_TABLE)]
-            table.seats.append(SeatView(user_id, name))
+            if replaced is None:
+                table.seats.append(SeatView(user_id, name))
+            else:
+                gone = table.seats[replaced].user_id
+                table.ready = [u for u in table.ready if u != gone]
+                table.seats[replaced] = SeatView(user_id, name)
+                joined = f"{name} 替下 {computer_name(gone)}"
             REGISTRY.by_user[user_id] = group_id
-        log_event(table, "join", len(table.seats) - 1)
+        log_event(table, "join", table.seat_of(user_id))
         if table.status == FINISHED:
             table.ready.append(user_id)
             if ready_to_deal(table):
-                return [group(group_id, f"{name} 入座。")] + await start_game(table)
-            outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}\n"
+                return [group(group_id, f"{joined} 入座。")] + await start_game(table)
+            outs = [group(group_id, f"{joined} 入座。座位：{seat_list(table)}\n"
                                     f"{between_games_status(table)}")]
         else:
-            outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
+            outs = [group(group_id, f"{joined} 入座。座位：{seat_list(table)}")]
             if len(table.seats) == capacity(table):
                 return outs + await start_game(table)
         table.rearm()
@@ -368,6 +415,95 @@ def full_text(table: Table) -> str:
     if table.playing:
         return "这桌正在打，等这局结束、有人 /退出 后再 /加入。"
     return "这桌已经坐满了。"
+
+
+async def add_computers(bot: Bot, group_id: str, user_id: str, arg: str, is_manager: bool) -> None:
+    """``/加机器人 [n]``: seat ``n`` (default 1) computer players 电脑1, 电脑2 … before the
+    start or between games (the opener, a group admin/owner or a SUPERUSER); the game
+    starts as usual when the seats are full."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+    text = unicodedata.normalize("NFKC", arg).strip()
+    count = int(CN_NUMBERS.get(text, text)) if text in CN_NUMBERS or text.isdigit() else None
+    if count is None or count < 1:
+        await deliver(bot, [reply(group_id, user_id, "用法：/加机器人 [人数]，例如 /加机器人 2。")])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以加机器人。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能加机器人；等这局结束再加。")]
+        free = capacity(table) - len(table.seats)
+        if free <= 0:
+            return [reply(group_id, user_id, "这桌已经坐满了。")]
+        if count > free:
+            return [reply(group_id, user_id, f"这桌只剩 {free} 个空位。")]
+        taken = {s.user_id for s in table.seats}
+        added = []
+        n = 1
+        while len(added) < count:
+            uid = f"{COMPUTER_PREFIX}{n}"
+            if uid not in taken:
+                table.seats.append(SeatView(uid, computer_name(uid)))
+                added.append(computer_name(uid))
+                if table.status == FINISHED:
+                    table.ready.append(uid)
+            n += 1
+        log_event(table, "computers_in", count=count)
+        line = f"{'、'.join(added)} 入座（电脑玩家）。"
+        if table.status == WAITING and len(table.seats) == capacity(table):
+            return [group(group_id, line)] + await start_game(table)
+        if table.status == FINISHED and ready_to_deal(table):
+            return [group(group_id, line)] + await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        status = between_games_status(table) if table.status == FINISHED else ""
+        return [group(group_id, f"{line}座位：{seat_list(table)}" + (f"\n{status}" if status else ""))]
+
+    await run_locked(bot, table, change)
+
+
+async def remove_computers(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
+    """``/踢机器人``: every computer player leaves (before the start or between games)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以请机器人离座。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能请机器人离座；等这局结束。")]
+        gone = [s for s in table.seats if is_computer(s.user_id)]
+        if not gone:
+            return [reply(group_id, user_id, "这桌没有电脑玩家。")]
+        table.seats = [s for s in table.seats if not is_computer(s.user_id)]
+        table.ready = [u for u in table.ready if not is_computer(u)]
+        names = "、".join(s.name for s in gone)
+        log_event(table, "computers_out", count=len(gone))
+        if not table.seats:
+            async with REGISTRY.guard:
+                await REGISTRY.close(table)
+            schedule(table)
+            return [group(group_id, f"{names} 离座，牌桌已关闭。")]
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        status = between_games_status(table) if table.status == FINISHED else ""
+        return [group(group_id, f"{names} 离座。座位：{seat_list(table)}" + (f"\n{status}" if status else ""))]
+
+    await run_locked(bot, table, change)
+
+
+CN_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "": 1}
+"""``/加机器人`` counts written in Chinese (and no count = 1)."""
 
 
 async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
@@ -463,7 +599,9 @@ async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
 
 async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
     """Free ``user_id``'s seat (not during a game; caller holds the lock): the table waits
-    for a newcomer with its idle timer, or closes when nobody is left."""
+    for a newcomer with its idle timer, or closes when nobody is left (between games: no
+    human is left). Before the start a table of computer players stays open, so an admin
+    can fill it with ``/加机器人`` and watch a game play itself."""
     seat = table.seat_of(user_id)
     assert seat is not None
     name = table.seats[seat].name
@@ -472,7 +610,8 @@ async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
         table.ready.remove(user_id)
     async with REGISTRY.guard:
         REGISTRY.unseat(table, user_id)
-        if not table.seats:
+        if not table.seats or (table.status == FINISHED and not table.humans()):
+            # Nobody left, or only computer players with nobody to play the next game.
             await REGISTRY.close(table)
             schedule(table)
             log_event(table, "close", extra_user=user_id)

@@ -11,12 +11,14 @@ class Config(BaseModel):
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``SEND_INTERVAL`` — least seconds between two messages of one bot account (QQ rate
     limits, 风控); ``SEND_RETRIES`` — tries of a failed group message before it is logged
-    and dropped."""
+    and dropped. ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
+    acts, so people can follow the table."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     deal_seed: int | None = None
     send_interval: float = 0.3
     send_retries: int = 3
+    computer_delay: float = 1.0
 
     @field_validator("deal_seed", mode="before")
     @classmethod

@@ -13,7 +13,7 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 from engine.cards import format_cards, format_sequence, rank_of
 from engine.climbing import ClimbingGame, Move
 from engine.strategy import FollowingStrategy, LowestStrategy, Strategy
-from plugins.paizhuo.games.base import GameAdapter, Say, SeatView
+from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import plain
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
@@ -21,7 +21,9 @@ PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
 
 
 def at(user_id: str) -> MessageSegment:
-    """An @-mention of ``user_id``."""
+    """An @-mention of ``user_id`` (a computer player's name as plain text)."""
+    if is_computer(user_id):
+        return MessageSegment.text(computer_name(user_id))
     return MessageSegment.at(int(user_id))
 
 
@@ -105,9 +107,19 @@ class ClimbingAdapter(GameAdapter):
 
     def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
         strategy = self.auto_strategy if why == "托管" else self.strategy
+        return self._strategy_move(game, seats, seat, strategy, why)
+
+    def _strategy_move(self, game: ClimbingGame, seats: list[SeatView], seat: int,
+                       strategy: Strategy, why: str = "") -> list[Say]:
         action = strategy.choose(game, seat)
         move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
+
+    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """A computer player's play or pass (G-3), with the 托管 strategy."""
+        if self.acting_seat(game) != seat:
+            return []
+        return self._strategy_move(game, seats, seat, self.auto_strategy)
 
     def is_over(self, game: ClimbingGame) -> bool:
         return game.over
