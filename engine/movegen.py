@@ -119,7 +119,7 @@ def chain_plays(hand: Sequence[int], spec: ChainSpec, length: int | None = None,
                 above: int = -99) -> list[Play]:
     """Chains of ``spec`` the rank counts ``hand`` can make, keyed above ``above``:
     every length from ``spec.shortest`` up, or only ``length`` ranks (then in ascending
-    key order)."""
+    key order: keys grow along ``order``)."""
     order, width, keys = spec.order, spec.width, spec.keys
     n = len(order)
     if length is not None and not spec.shortest <= length <= spec.longest:
@@ -146,8 +146,6 @@ def chain_plays(hand: Sequence[int], spec: ChainSpec, length: int | None = None,
                 key = keys[j] if top else keys[i]
                 if key > above:
                     out.append((packed, reading(kind, size * width, key)))
-    if length is not None and top:
-        out.sort(key=lambda p: p.reading.key)
     return out
 
 
