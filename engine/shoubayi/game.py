@@ -120,7 +120,8 @@ class SGame(ClimbingGame):
 
     def check_play(self, seat: int, cards: Sequence[int], reading: Reading) -> None:
         """S-3: never be left holding one card that is a joker."""
-        left = [c for c in self.hands[seat] if c not in set(cards)]
+        gone = set(cards)
+        left = [c for c in self.hands[seat] if c not in gone]
         if len(left) == 1 and left[0] >= SMALL_JOKER:
             raise MoveError("lone_joker", "不能只剩一张王（王不能当把一的牌），请换个出法")
 
@@ -145,12 +146,12 @@ class SGame(ClimbingGame):
         """S-4: announce 把一 (one card left)."""
         return 1 if left == 1 else None
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
-        """As :meth:`ClimbingGame.play`, tracking 包赔 (S-4): a single that is not the
-        player's highest while the next player holds one card."""
-        hand_before = list(self.hands[seat])
+    def place_play(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """As :meth:`ClimbingGame.place_play`, tracking 包赔 (S-4): a single that is not
+        the player's highest while the next player holds one card."""
+        hand_before = self.hands[seat]
         trick_before = self.lead
-        move = ClimbingGame.play(self, seat, cards, kind_hint)
+        move = ClimbingGame.place_play(self, seat, cards, reading)
         if trick_before is None:
             self.watch = None  # a new trick began
         if self.over:
