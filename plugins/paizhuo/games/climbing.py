@@ -112,7 +112,12 @@ class ClimbingAdapter(GameAdapter):
     def _strategy_move(self, game: ClimbingGame, seats: list[SeatView], seat: int,
                        strategy: Strategy, why: str = "") -> list[Say]:
         action = strategy.choose(game, seat)
-        move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
+        if action.kind == "pass":
+            move = game.pass_turn(seat)
+        elif action.reading is not None:
+            move = game.play_reading(seat, list(action.cards), action.reading)
+        else:
+            move = game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
 
     def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> list[Say]:
