@@ -32,6 +32,7 @@ from engine.errors import MoveError  # noqa: E402
 from engine.moves import cards_for, legal_plays  # noqa: E402
 from engine.shoubayi.game import SGame  # noqa: E402
 from engine.shoubayi.rules import SRules  # noqa: E402
+from engine.shoubayi.strategy import BlockingStrategy  # noqa: E402
 from engine.strategy import PASS, Action, FollowingStrategy  # noqa: E402
 from engine.wakeng.game import WGame  # noqa: E402
 from engine.wakeng.rules import WRules  # noqa: E402
@@ -88,12 +89,15 @@ class Computer(Player):
 
 
 class Today(Player):
-    """Today's 托管: FollowingStrategy, the lowest bid it must make, the lowest 4 buried,
-    暗."""
+    """The 托管 the bot had before the computer player: FollowingStrategy (手把一:
+    BlockingStrategy with follow), the lowest bid it must make, the lowest 4 buried, 暗."""
 
     strategy = FollowingStrategy()
+    blocking = BlockingStrategy(follow=True)
 
     def play(self, game: Any, seat: int) -> Action:
+        if isinstance(game, SGame):
+            return self.blocking.choose(game, seat)
         return self.strategy.choose(game, seat)
 
     def bid(self, game: WGame, seat: int) -> int:

@@ -186,7 +186,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
         says += adapter.auto_move(table.engine, table.seats, seat, "托管")
         log_event(table, "auto_move", seat)
     else:
-        says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        simple = table.setting("timeout_play") == "简单"
+        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:
@@ -195,6 +196,21 @@ async def _on_time(table: Table) -> list[Outgoing]:
                             "发送任意出牌命令或 /托管 即可取消。"))
             log_event(table, "auto_on", seat)
     return await _commit(table, says_to_outs(table, says))
+
+
+def _auto_passes(table: Table) -> list[Outgoing]:
+    """要不起自动过: while the human to act cannot beat the table, pass for them at once
+    (G-3) and say so. Computer players and players in 托管 decide for themselves."""
+    adapter = table.adapter
+    says: list[Say] = []
+    while not adapter.is_over(table.engine) and adapter.cannot_beat(table.engine):
+        seat = adapter.acting_seat(table.engine)
+        user = table.seats[seat].user_id
+        if is_computer(user) or user in table.auto:
+            break
+        says += adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+        log_event(table, "auto_pass", seat)
+    return says_to_outs(table, says)
 
 
 async def _computers_act(table: Table) -> list[Outgoing]:
@@ -224,6 +240,8 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     """After an accepted change: record the game if it is over, re-arm the timers, save
     (before anything is sent) and return the messages with the end message added."""
     adapter = table.adapter
+    if table.playing and table.setting("auto_pass"):
+        outs += _auto_passes(table)
     if table.playing and adapter.is_over(table.engine):
         await REGISTRY.record_finished(table)
         log_event(table, "finished")
@@ -748,6 +766,30 @@ async def answer(bot: Bot, user_id: str, text: str) -> bool:
 
     await run_locked(bot, table, change)
     return handled
+
+
+async def send_hints(bot: Bot, user_id: str) -> None:
+    """``/提示`` (group or private): privately, the suggested play and up to four other
+    legal plays as ready-to-send ``出 …`` lines, or 要不起; never in the group (G-6: from
+    what the player may know — it is their own hand)."""
+    table = REGISTRY.table_of_user(user_id)
+    if table is None or not table.playing:
+        await deliver(bot, [private(user_id, "你现在没有进行中的牌局。")])
+        return
+    async with table.lock:
+        seat = table.seat_of(user_id)
+        adapter = table.adapter
+        if seat is None or adapter.acting_seat(table.engine) != seat or table.engine.phase != "play":
+            text = "还没轮到你出牌，轮到你时再发 /提示。"
+        else:
+            lines = adapter.hints(table.engine, seat)
+            if lines:
+                text = "提示（复制一行发到群里）：\n" + "\n".join(lines)
+                if adapter.is_following(table.engine):
+                    text += "\n或 过"
+            else:
+                text = "要不起：没有能大过桌面的牌，发送 过。"
+    await deliver(bot, [private(user_id, text, table.group_id)])
 
 
 async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:

@@ -102,7 +102,7 @@ async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None
         expect_group(ctx, "第 1 名", "本局结束：特务胜", "/继续")
         expect_private(ctx, B, "出完")
         ctx.receive_event(bot, gmsg(A, "/继续"))
-        expect_group(ctx, "准备好了（1/3）", "还等：玩家102、玩家103")
+        expect_group(ctx, "准备好了（1/3）", "等 /继续：玩家102、玩家103")
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "准备好了（1/3）")
         ctx.receive_event(bot, gmsg(STRANGER, "/继续"))

@@ -124,9 +124,23 @@ class GameAdapter(ABC):
         """The seat whose move (出/过) the game waits for, ``None`` when it waits for none."""
 
     @abstractmethod
-    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        """The bot moves for ``seat`` (time ran out, or 托管) with the game's strategy;
-        ``why`` is shown with the move (e.g. ``超时``)."""
+    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
+        """The bot moves for ``seat`` (time ran out, or 托管) with the computer players'
+        strategy, or the simple timeout rule when ``simple``; ``why`` is shown with the
+        move (e.g. ``超时``)."""
+
+    def cannot_beat(self, game: Any) -> bool:
+        """The player to act is following and holds nothing that beats the table."""
+        return False
+
+    def pass_for(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        """Pass for ``seat`` (要不起自动过)."""
+        raise NotImplementedError
+
+    def hints(self, game: Any, seat: int) -> list[str]:
+        """提示 lines for ``seat`` at its turn (``出 …``); ``[]`` when nothing beats."""
+        return []
 
     @abstractmethod
     def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:

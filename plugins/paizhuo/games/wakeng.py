@@ -103,11 +103,12 @@ class WakengAdapter(ClimbingAdapter):
             return self.answer(game, seats, seat, "扣 " + format_cards(cards)) or []
         return super().computer_turn(game, seats, seat)
 
-    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
         if game.phase == "bid":
             game.bid_timeout()
             return self._after_bid(game, seats, seat, why)
-        return super().auto_move(game, seats, seat, why)
+        return super().auto_move(game, seats, seat, why, simple)
 
     # ---- texts ---------------------------------------------------------------------------------
     def _bid_prompt(self, game: WGame, seats: list[SeatView]) -> Message:
