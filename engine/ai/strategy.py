@@ -88,24 +88,33 @@ def _active_opponents(view: View) -> list[int]:
             if s != view.seat and s not in view.partners and s not in view.out and view.counts[s]]
 
 
+def _plays_of(gen: Any, hand: int, counts: list[int], packed: int, size: int) -> list[Play]:
+    """The legal leads of ``hand`` that take exactly the multiset ``packed`` (one per
+    reading), searching only the families of that size."""
+    total = sum(counts)
+    out = []
+    for fsize, kind in gen.lead_families(total):
+        if fsize != size:
+            continue
+        out += [p for p in gen.family(hand, total, counts, kind, size, -99, True) if p[0] == packed]
+    return out
+
+
 def choose_lead(view: View) -> Play:
     """The lead (G-3: a leader must play)."""
     gen = generator(view.rules)
     shape = shape_of(view.rules)
     hand = pack_cards(view.hand)
-    leads = gen.leads(hand)
-    for p in leads:
-        if p[0] == hand and not p[1].bomb:
-            return p  # the whole hand in one play
-    by_packed: dict[int, list[Play]] = {}
-    for p in leads:
-        by_packed.setdefault(p[0], []).append(p)
-    counts = unpack(hand)
+    counts = list(unpack(hand))
+    whole = [p for p in _plays_of(gen, hand, counts, hand, sum(counts)) if not p[1].bomb]
+    if whole:
+        return whole[0]  # the whole hand in one play
     unseen = _unseen(view)
     weight = shape.weight
     options: list[tuple[Group, Play, bool]] = []
     for g in plan_hand(counts, shape):
-        plays = by_packed.get(pack_counts(g.counts()))
+        plays = [p for p in _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
+                 if not p[1].bomb or gen.has_bombs]
         if not plays:
             continue
         play = next((p for p in plays if p[1].kind == g.kind), plays[0])
