@@ -19,6 +19,19 @@ from engine.errors import MoveError
 from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
 
 
+def carried_seat(previous: dict, seat: int) -> int | None:
+    """The seat now of the player who sat at ``seat`` in the previous game at this table.
+
+    ``previous`` is a game's ``next_game_info()``; its optional ``"seat_map"`` (one entry per
+    previous seat: the seat now, or ``None`` for a player who left between games) is set by
+    the table when its players changed. Without a map the seats are the same. Used for what
+    carries from one game to the next (tribute Z-8, who deals and leads Z-5 / W-2 / S-4): a
+    player who left takes no part in it.
+    """
+    seat_map = previous.get("seat_map")
+    return seat if seat_map is None else seat_map[seat]
+
+
 @dataclass(slots=True)
 class Move:
     """What one accepted move did, for the chat layer to announce.
@@ -178,7 +191,39 @@ class ClimbingGame:
             code = "not_beat" if to_beat is not None and readings else "no_type"
             raise MoveError(code, str(err)) from None
         self.check_play(seat, cards, reading)
+        return self.place_play(seat, cards, reading)
 
+    def play_reading(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """The trusted path: ``seat`` plays ``cards`` as ``reading``, a play taken from
+        the legal-move generator (:mod:`engine.moves`, with :func:`~engine.moves.cards_for`)
+        whose reading is therefore known — the cards are not classified again and the
+        meant reading is kept (G-5).
+
+        The caller vouches that ``reading`` is a reading of ``cards``; everything else is
+        still checked: the turn, that the seat holds the cards, that a lead may take the
+        reading (e.g. S-3.4: no bomb) and a follow beats the play on the table (G-3), and
+        the game's :meth:`check_play`. Raises :class:`MoveError` as :meth:`play` does,
+        and then the state is unchanged.
+        """
+        self.check_turn(seat)
+        cards = list(cards)
+        held = set(self.hands[seat])
+        if len(held.intersection(cards)) != len(cards) or len(set(cards)) != len(cards):
+            raise MoveError("not_held", "你的手牌里没有这些牌")
+        to_beat = self.lead_reading()
+        if to_beat is None:
+            if not self.lead_readings([reading]):
+                raise MoveError("no_type", "这手牌不能首出")
+        elif not self.beats(reading, to_beat):
+            raise MoveError("not_beat", "没有大过上家")
+        self.check_play(seat, cards, reading)
+        return self.place_play(seat, cards, reading)
+
+    def place_play(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """Put an accepted play on the table (after every check): take the cards from the
+        hand, record the trick and the log, finish the player or pass the turn on (G-3).
+        Games that track more per play (S-4 包赔) extend this."""
+        hand = self.hands[seat]
         gone = set(cards)
         left = [c for c in hand if c not in gone]
         self.hands[seat] = left

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
-from engine.climbing import ClimbingGame, Move
+from engine.climbing import ClimbingGame, Move, carried_seat
 from engine.errors import MoveError
 from engine.readings import Reading
 from engine.shoubayi.rules import SRules, beats, classify, counts_of
@@ -73,6 +73,8 @@ class SGame(ClimbingGame):
             aside = sorted(deck[: rng.randint(low, high)])
             deck = deck[len(aside):]
         winner = previous.get("winner") if previous else None
+        if winner is not None:
+            winner = carried_seat(previous, winner)
         dealer = winner if winner is not None else rng.randrange(players)
         hands: list[list[int]] = [[] for _ in range(players)]
         for i, c in enumerate(deck):
@@ -118,7 +120,8 @@ class SGame(ClimbingGame):
 
     def check_play(self, seat: int, cards: Sequence[int], reading: Reading) -> None:
         """S-3: never be left holding one card that is a joker."""
-        left = [c for c in self.hands[seat] if c not in set(cards)]
+        gone = set(cards)
+        left = [c for c in self.hands[seat] if c not in gone]
         if len(left) == 1 and left[0] >= SMALL_JOKER:
             raise MoveError("lone_joker", "不能只剩一张王（王不能当把一的牌），请换个出法")
 
@@ -143,12 +146,12 @@ class SGame(ClimbingGame):
         """S-4: announce 把一 (one card left)."""
         return 1 if left == 1 else None
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
-        """As :meth:`ClimbingGame.play`, tracking 包赔 (S-4): a single that is not the
-        player's highest while the next player holds one card."""
-        hand_before = list(self.hands[seat])
+    def place_play(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """As :meth:`ClimbingGame.place_play`, tracking 包赔 (S-4): a single that is not
+        the player's highest while the next player holds one card."""
+        hand_before = self.hands[seat]
         trick_before = self.lead
-        move = ClimbingGame.play(self, seat, cards, kind_hint)
+        move = ClimbingGame.place_play(self, seat, cards, reading)
         if trick_before is None:
             self.watch = None  # a new trick began
         if self.over:

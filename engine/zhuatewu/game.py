@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import DECK_54, RA, rank_of
-from engine.climbing import ClimbingGame
+from engine.climbing import ClimbingGame, carried_seat
 from engine.errors import MoveError
 from engine.readings import Reading
 from engine.zhuatewu.rules import ZRules, beats, classify
@@ -65,16 +65,19 @@ class ZGame(ClimbingGame):
 
         ``previous`` — :meth:`next_game_info` of the previous game at this table (same
         seats): its first player out deals (Z-1) and, by the 后续首出 setting, leads (Z-5);
-        its result decides the tribute. ``dealer`` / ``leader`` override those choices
-        (``None``: a first game draws the dealer from the seed and applies 首出). Raises
-        ``ValueError`` for a player count other than 3 or 4.
+        its result decides the tribute. ``previous["seat_map"]`` (optional) maps each seat
+        of the previous game to its seat now, ``None`` for a player who left: tribute then
+        moves only between players who played both games, and a player who left neither
+        deals nor leads. ``dealer`` / ``leader`` override those choices (``None``: a first
+        game draws the dealer from the seed and applies 首出). Raises ``ValueError`` for a
+        player count other than 3 or 4.
         """
         if players not in (3, 4):
             raise ValueError("抓特务 needs 3 or 4 players")
         rng = random.Random(seed)
         deck = list(DECK_54)
         rng.shuffle(deck)
-        first_out = previous["out"][0] if previous and previous.get("out") else None
+        first_out = carried_seat(previous, previous["out"][0]) if previous and previous.get("out") else None
         if dealer is None:
             dealer = first_out if first_out is not None else rng.randrange(players)
         hands: list[list[int]] = [[] for _ in range(players)]
@@ -160,10 +163,10 @@ class ZGame(ClimbingGame):
         """Z-8: ``(giver, receiver, count)`` in giving order from the previous game's
         roles, finishing order, outcome and stakes. Empty after a draw."""
         roles, out, outcome = previous["roles"], list(previous["out"]), previous["outcome"]
-        stakes = previous.get("stakes") or [1] * self.players
+        stakes = previous.get("stakes") or [1] * len(roles)
         if outcome not in (SPY, CIVILIAN):
             return []
-        order = out + [s for s in range(self.players) if s not in out]  # finishing order
+        order = out + [s for s in range(len(roles)) if s not in out]  # finishing order
         spies = [s for s in order if roles[s] == SPY]
         civilians = [s for s in order if roles[s] == CIVILIAN]
         if len(spies) == 1:
@@ -178,7 +181,8 @@ class ZGame(ClimbingGame):
         weight = self.rules.rank_order()
 
         def top(seat: int) -> int:
-            allowed = self.tribute_allowed(seat)
+            now = carried_seat(previous, seat)
+            allowed = self.tribute_allowed(now) if now is not None else []
             return weight[rank_of(allowed[0])] if allowed else -1
 
         losers.sort(key=top, reverse=True)  # stable: ties keep finishing order
@@ -191,7 +195,10 @@ class ZGame(ClimbingGame):
     def _give_tribute(self, previous: dict | None) -> None:
         if not previous:
             return
-        for giver, receiver, count in self._plan_tribute(previous):
+        for old_giver, old_receiver, count in self._plan_tribute(previous):
+            giver, receiver = carried_seat(previous, old_giver), carried_seat(previous, old_receiver)
+            if giver is None or receiver is None:
+                continue  # a player who left neither pays nor receives
             given = self.tribute_allowed(giver)[:count]
             self._move_cards(giver, receiver, given)
             self.exchanges.append({"giver": giver, "receiver": receiver, "count": len(given),

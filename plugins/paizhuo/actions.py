@@ -21,7 +21,7 @@ from engine.errors import MoveError
 from engine.settings import SettingError
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
-from plugins.paizhuo.games.base import Say, SeatView
+from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
@@ -36,9 +36,11 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
-    """An adapter's :class:`Say` list as messages to the group and the seated users."""
+    """An adapter's :class:`Say` list as messages to the group and the seated users
+    (computer players get no private messages)."""
     return [group(table.group_id, s.message) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id) for s in says]
+            else private(table.seats[s.seat].user_id, s.message, table.group_id)
+            for s in says if s.seat is None or not is_computer(table.seats[s.seat].user_id)]
 
 
 async def run_locked(bot: Bot | None, table: Table,
@@ -108,7 +110,7 @@ def schedule(table: Table) -> None:
     old = _timers.pop(table.group_id, None)
     if old is not None and old is not asyncio.current_task():
         old.cancel()
-    times = [t for t in (table.remind_at, table.deadline) if t is not None]
+    times = [t for t in (table.remind_at, table.deadline, table.computer_at) if t is not None]
     if times and REGISTRY.get(table.group_id) is table:
         _timers[table.group_id] = asyncio.create_task(_fire(table, min(times)))
 
@@ -148,6 +150,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
     if REGISTRY.get(table.group_id) is not table:
         return []
     now = now_utc()
+    if table.computer_at is not None and now >= table.computer_at and table.playing:
+        return await _computers_act(table)
     if table.remind_at is not None and now >= table.remind_at and (
             table.deadline is None or now < table.deadline):
         table.remind_at = None
@@ -182,7 +186,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
         says += adapter.auto_move(table.engine, table.seats, seat, "托管")
         log_event(table, "auto_move", seat)
     else:
-        says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        simple = table.setting("timeout_play") == "简单"
+        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:
@@ -193,15 +198,63 @@ async def _on_time(table: Table) -> list[Outgoing]:
     return await _commit(table, says_to_outs(table, says))
 
 
+def _auto_passes(table: Table) -> list[Outgoing]:
+    """要不起自动过: while the human to act cannot beat the table, pass for them at once
+    (G-3) and say so. Computer players and players in 托管 decide for themselves."""
+    adapter = table.adapter
+    says: list[Say] = []
+    while not adapter.is_over(table.engine) and adapter.cannot_beat(table.engine):
+        seat = adapter.acting_seat(table.engine)
+        user = table.seats[seat].user_id
+        if is_computer(user) or user in table.auto:
+            break
+        says += adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+        log_event(table, "auto_pass", seat)
+    return says_to_outs(table, says)
+
+
+async def _computers_act(table: Table) -> list[Outgoing]:
+    """Every computer player the game waits for acts (under the lock), through the same
+    engine calls, save and announcement as a human's move."""
+    adapter = table.adapter
+    table.computer_at = None
+    says: list[Say] = []
+    for seat in adapter.waiting_seats(table.engine):
+        if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
+            continue
+        snapshot = adapter.dump(table.engine)
+        try:
+            says += adapter.computer_turn(table.engine, table.seats, seat)
+        except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
+            logger.exception(f"computer move failed group={table.group_id} seat={seat}")
+            table.engine = adapter.load(snapshot)
+            if adapter.prompt_seconds(table.engine):
+                says += adapter.timeout(table.engine, table.seats)
+            elif adapter.acting_seat(table.engine) == seat:
+                says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        log_event(table, "computer_move", seat)
+    return await _commit(table, says_to_outs(table, says))
+
+
 async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     """After an accepted change: record the game if it is over, re-arm the timers, save
     (before anything is sent) and return the messages with the end message added."""
     adapter = table.adapter
+    if table.playing and table.setting("auto_pass"):
+        outs += _auto_passes(table)
     if table.playing and adapter.is_over(table.engine):
         await REGISTRY.record_finished(table)
         log_event(table, "finished")
+        if not table.humans():
+            # Nobody left to play on with: a table of computer players closes after its game.
+            async with REGISTRY.guard:
+                await REGISTRY.close(table)
+            outs.append(group(table.group_id, adapter.end(table.engine, table.seats)
+                              + MessageSegment.text("\n牌桌已关闭。")))
+            schedule(table)
+            return outs
         outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
-            "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
+            "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。")))
     else:
         table.rearm()
         await REGISTRY.save(table)
@@ -231,7 +284,7 @@ async def start_game(table: Table) -> list[Outgoing]:
     the start messages, hands and prompts. Caller holds the table lock."""
     table.settings = await group_settings(table.group_id, table.adapter)
     table.engine = table.adapter.new_game(len(table.seats), table.settings, deal_seed(table),
-                                          table.previous)
+                                          table.carried_previous())
     table.status = PLAYING
     table.ready = []
     table.games += 1
@@ -288,8 +341,38 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
                                         f"{JOIN_HINT}。\n座位：{seat_list(table)}")])
 
 
+def open_seats(table: Table) -> bool:
+    """Whether a newcomer may sit down: before the first deal, or between games after a
+    player left (a fixed-size table is then short of players) or in a computer player's
+    seat."""
+    if table.status == WAITING:
+        return True
+    return table.status == FINISHED and (
+        len(table.seats) < capacity(table) or len(table.humans()) < len(table.seats))
+
+
+def ready_to_deal(table: Table) -> bool:
+    """Between games: every seated player sent ``/继续`` (a newcomer counts as ready) and
+    the table is full again (an open-ended 手把一 table needs 2 or more)."""
+    if any(s.user_id not in table.ready for s in table.seats):
+        return False
+    return len(table.seats) >= 2 if not table.size else len(table.seats) == table.size
+
+
+def between_games_status(table: Table) -> str:
+    """Who the table waits for between games: seats to fill and players to send /继续."""
+    parts = []
+    if table.size and len(table.seats) < table.size:
+        parts.append(f"还差 {table.size - len(table.seats)} 人（{JOIN_HINT}）")
+    waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
+    if waiting:
+        parts.append(f"等 /继续：{waiting}")
+    return "；".join(parts)
+
+
 async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
-    """``/加入``: take a seat; the game starts by itself when the seats are full."""
+    """``/加入``: take a seat; the game starts by itself when the seats are full. Between
+    games a newcomer takes a seat left free (and counts as ready for the next game)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
@@ -297,36 +380,148 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
     if table.seat_of(user_id) is not None:
         await deliver(bot, [reply(group_id, user_id, "你已经在这桌了。")])
         return
-    if table.status != WAITING:
-        await deliver(bot, [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")])
+    if not open_seats(table):
+        await deliver(bot, [reply(group_id, user_id, full_text(table))])
         return
     if not await can_message_privately(bot, user_id):
         await deliver(bot, [reply(group_id, user_id, not_friend_text())])
         return
 
     async def change() -> list[Outgoing]:
-        if REGISTRY.get(group_id) is not table or table.status != WAITING:
-            return [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")]
+        if REGISTRY.get(group_id) is not table or not open_seats(table):
+            return [reply(group_id, user_id, full_text(table))]
         if table.seat_of(user_id) is not None:
             return [reply(group_id, user_id, "你已经在这桌了。")]
+        replaced, joined = None, name
         if len(table.seats) >= capacity(table):
-            return [reply(group_id, user_id, "这桌已经坐满了。")]
+            computers = [i for i, s in enumerate(table.seats) if is_computer(s.user_id)]
+            if table.status != FINISHED or not computers:
+                return [reply(group_id, user_id, "这桌已经坐满了。")]
+            replaced = computers[-1]
         async with REGISTRY.guard:
             if REGISTRY.table_of_user(user_id) is not None:
                 return [reply(group_id, user_id, OTHER_TABLE)]
-            table.seats.append(SeatView(user_id, name))
+            if replaced is None:
+                table.seats.append(SeatView(user_id, name))
+            else:
+                gone = table.seats[replaced].user_id
+                table.ready = [u for u in table.ready if u != gone]
+                table.seats[replaced] = SeatView(user_id, name)
+                joined = f"{name} 替下 {computer_name(gone)}"
             REGISTRY.by_user[user_id] = group_id
-        outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
-        log_event(table, "join", len(table.seats) - 1)
-        if len(table.seats) == capacity(table):
-            outs += await start_game(table)
+        log_event(table, "join", table.seat_of(user_id))
+        if table.status == FINISHED:
+            table.ready.append(user_id)
+            if ready_to_deal(table):
+                return [group(group_id, f"{joined} 入座。")] + await start_game(table)
+            outs = [group(group_id, f"{joined} 入座。座位：{seat_list(table)}\n"
+                                    f"{between_games_status(table)}")]
         else:
-            table.rearm()
-            await REGISTRY.save(table)
-            schedule(table)
+            outs = [group(group_id, f"{joined} 入座。座位：{seat_list(table)}")]
+            if len(table.seats) == capacity(table):
+                return outs + await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
         return outs
 
     await run_locked(bot, table, change)
+
+
+def full_text(table: Table) -> str:
+    """Why a newcomer cannot sit down now."""
+    if table.playing:
+        return "这桌正在打，等这局结束、有人 /退出 后再 /加入。"
+    return "这桌已经坐满了。"
+
+
+async def add_computers(bot: Bot, group_id: str, user_id: str, arg: str, is_manager: bool) -> None:
+    """``/加机器人 [n]``: seat ``n`` (default 1) computer players 电脑1, 电脑2 … before the
+    start or between games (the opener, a group admin/owner or a SUPERUSER); the game
+    starts as usual when the seats are full."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+    text = unicodedata.normalize("NFKC", arg).strip()
+    count = int(CN_NUMBERS.get(text, text)) if text in CN_NUMBERS or text.isdigit() else None
+    if count is None or count < 1:
+        await deliver(bot, [reply(group_id, user_id, "用法：/加机器人 [人数]，例如 /加机器人 2。")])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以加机器人。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能加机器人；等这局结束再加。")]
+        free = capacity(table) - len(table.seats)
+        if free <= 0:
+            return [reply(group_id, user_id, "这桌已经坐满了。")]
+        if count > free:
+            return [reply(group_id, user_id, f"这桌只剩 {free} 个空位。")]
+        taken = {s.user_id for s in table.seats}
+        added = []
+        n = 1
+        while len(added) < count:
+            uid = f"{COMPUTER_PREFIX}{n}"
+            if uid not in taken:
+                table.seats.append(SeatView(uid, computer_name(uid)))
+                added.append(computer_name(uid))
+                if table.status == FINISHED:
+                    table.ready.append(uid)
+            n += 1
+        log_event(table, "computers_in", count=count)
+        line = f"{'、'.join(added)} 入座（电脑玩家）。"
+        if table.status == WAITING and len(table.seats) == capacity(table):
+            return [group(group_id, line)] + await start_game(table)
+        if table.status == FINISHED and ready_to_deal(table):
+            return [group(group_id, line)] + await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        status = between_games_status(table) if table.status == FINISHED else ""
+        return [group(group_id, f"{line}座位：{seat_list(table)}" + (f"\n{status}" if status else ""))]
+
+    await run_locked(bot, table, change)
+
+
+async def remove_computers(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
+    """``/踢机器人``: every computer player leaves (before the start or between games)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以请机器人离座。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能请机器人离座；等这局结束。")]
+        gone = [s for s in table.seats if is_computer(s.user_id)]
+        if not gone:
+            return [reply(group_id, user_id, "这桌没有电脑玩家。")]
+        table.seats = [s for s in table.seats if not is_computer(s.user_id)]
+        table.ready = [u for u in table.ready if not is_computer(u)]
+        names = "、".join(s.name for s in gone)
+        log_event(table, "computers_out", count=len(gone))
+        if not table.seats:
+            async with REGISTRY.guard:
+                await REGISTRY.close(table)
+            schedule(table)
+            return [group(group_id, f"{names} 离座，牌桌已关闭。")]
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        status = between_games_status(table) if table.status == FINISHED else ""
+        return [group(group_id, f"{names} 离座。座位：{seat_list(table)}" + (f"\n{status}" if status else ""))]
+
+    await run_locked(bot, table, change)
+
+
+CN_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "": 1}
+"""``/加机器人`` counts written in Chinese (and no count = 1)."""
 
 
 async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
@@ -351,7 +546,9 @@ async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
 
 
 async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/继续``: after a game, every seated player agrees to the next one (same seats)."""
+    """``/继续``: after a game, every seated player agrees to the next one; it is dealt
+    when everyone has and the seats are full again (a player who left is replaced by a
+    newcomer's ``/加入``)."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
@@ -362,52 +559,93 @@ async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "现在不是两局之间，不用 /继续。")]
         if user_id not in table.ready:
             table.ready.append(user_id)
-        if len(table.ready) < len(table.seats):
-            table.rearm()
-            await REGISTRY.save(table)
-            schedule(table)
-            waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-            me = table.seats[table.seat_of(user_id) or 0].name
-            return [group(group_id, f"{me} 准备好了（{len(table.ready)}/{len(table.seats)}），还等：{waiting}")]
-        return await start_game(table)
+        if ready_to_deal(table):
+            return await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        me = table.seats[table.seat_of(user_id) or 0].name
+        ready = sum(1 for s in table.seats if s.user_id in table.ready)
+        return [group(group_id, f"{me} 准备好了（{ready}/{table.size or len(table.seats)}），"
+                                f"{between_games_status(table)}")]
 
     await run_locked(bot, table, change)
 
 
 async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/退出``: leave before the start (the last one out closes the table), or between
-    games (the table closes)."""
+    """``/退出``: leave before the start or between games; only that seat is freed (the
+    last one out closes the table). Not during a game."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
         return
 
     async def change() -> list[Outgoing]:
-        seat = table.seat_of(user_id)
-        if REGISTRY.get(group_id) is not table or seat is None:
+        if REGISTRY.get(group_id) is not table or table.seat_of(user_id) is None:
             return [reply(group_id, user_id, "你不在本群的牌桌上。")]
         if table.playing:
             return [reply(group_id, user_id, "牌局进行中，不能退出；可请开局人或管理员发送 /结束。")]
-        name = table.seats[seat].name
-        if table.status == FINISHED:
-            async with REGISTRY.guard:
-                await REGISTRY.close(table)
-            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
-        table.seats.pop(seat)
-        async with REGISTRY.guard:
-            REGISTRY.unseat(table, user_id)
-        if not table.seats:
-            await REGISTRY.close(table)
-            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
-        if table.opener == user_id:
-            table.opener = table.seats[0].user_id
-        table.rearm()
-        await REGISTRY.save(table)
-        schedule(table)
-        log_event(table, "leave", extra_user=user_id)
-        return [group(group_id, f"{name} 退出。座位：{seat_list(table)}")]
+        return await _unseat(table, user_id, "退出")
 
     await run_locked(bot, table, change)
+
+
+async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
+                      is_manager: bool) -> None:
+    """``/踢 @某人``: the opener, a group admin/owner or a SUPERUSER frees an absent
+    player's seat before the start or between games (never during a game)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
+        return
+    if target is None:
+        await deliver(bot, [reply(group_id, user_id, "用法：/踢 @某人（在消息里 @ 要请离的玩家）。")])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以请人离座。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.seat_of(target) is None:
+            return [reply(group_id, user_id, "这个人不在本群的牌桌上。")]
+        if table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能请人离座；等这局结束，或 /结束 牌局。")]
+        return await _unseat(table, target, "被请离座位")
+
+    await run_locked(bot, table, change)
+
+
+async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
+    """Free ``user_id``'s seat (not during a game; caller holds the lock): the table waits
+    for a newcomer with its idle timer, or closes when nobody is left (between games: no
+    human is left). Before the start a table of computer players stays open, so an admin
+    can fill it with ``/加机器人`` and watch a game play itself."""
+    seat = table.seat_of(user_id)
+    assert seat is not None
+    name = table.seats[seat].name
+    table.seats.pop(seat)
+    if user_id in table.ready:
+        table.ready.remove(user_id)
+    async with REGISTRY.guard:
+        REGISTRY.unseat(table, user_id)
+        if not table.seats or (table.status == FINISHED and not table.humans()):
+            # Nobody left, or only computer players with nobody to play the next game.
+            await REGISTRY.close(table)
+            schedule(table)
+            log_event(table, "close", extra_user=user_id)
+            return [group(table.group_id, f"{name} {how}，牌桌已关闭。")]
+    if table.opener == user_id:
+        table.opener = table.seats[0].user_id
+    log_event(table, "leave", extra_user=user_id)
+    if table.status == FINISHED and ready_to_deal(table):
+        return [group(table.group_id, f"{name} {how}。")] + await start_game(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    schedule(table)
+    text = f"{name} {how}。座位：{seat_list(table)}"
+    if table.status == FINISHED:
+        text += f"\n{between_games_status(table)}"
+    return [group(table.group_id, text)]
 
 
 async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
@@ -530,6 +768,30 @@ async def answer(bot: Bot, user_id: str, text: str) -> bool:
     return handled
 
 
+async def send_hints(bot: Bot, user_id: str) -> None:
+    """``/提示`` (group or private): privately, the suggested play and up to four other
+    legal plays as ready-to-send ``出 …`` lines, or 要不起; never in the group (G-6: from
+    what the player may know — it is their own hand)."""
+    table = REGISTRY.table_of_user(user_id)
+    if table is None or not table.playing:
+        await deliver(bot, [private(user_id, "你现在没有进行中的牌局。")])
+        return
+    async with table.lock:
+        seat = table.seat_of(user_id)
+        adapter = table.adapter
+        if seat is None or adapter.acting_seat(table.engine) != seat or table.engine.phase != "play":
+            text = "还没轮到你出牌，轮到你时再发 /提示。"
+        else:
+            lines = adapter.hints(table.engine, seat)
+            if lines:
+                text = "提示（复制一行发到群里）：\n" + "\n".join(lines)
+                if adapter.is_following(table.engine):
+                    text += "\n或 过"
+            else:
+                text = "要不起：没有能大过桌面的牌，发送 过。"
+    await deliver(bot, [private(user_id, text, table.group_id)])
+
+
 async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
     """``/手牌``: the caller's hand again, privately."""
     table = REGISTRY.table_of_user(user_id)
@@ -561,8 +823,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         else:
             msg = table.adapter.table(table.engine, table.seats)
             if table.status == FINISHED:
-                waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-                msg += MessageSegment.text(f"\n本局已结束，等待 /继续：{waiting}")
+                msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
 
 

@@ -11,7 +11,8 @@ class Config(BaseModel):
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``SEND_INTERVAL`` — least seconds between two messages of one bot account (QQ rate
     limits, 风控); ``SEND_RETRIES`` — tries of a failed group message before it is logged
-    and dropped.
+    and dropped. ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
+    acts, so people can follow the table.
     ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
     off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
     start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see
@@ -23,6 +24,7 @@ class Config(BaseModel):
     send_retries: int = 3
     onebot_http_post: bool = False
     allow_empty_token: bool = False
+    computer_delay: float = 1.0
 
     @field_validator("deal_seed", mode="before")
     @classmethod

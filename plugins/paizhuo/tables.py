@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from nonebot import logger
+from nonebot import get_plugin_config, logger
 
 from db.records import FinishedGame
 from db.store import Store
+from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter
-from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.games.base import SeatView, is_computer
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
@@ -45,8 +46,9 @@ class Table:
     the users who sent ``/继续``; ``previous`` what the next game needs from the last one;
     ``deadline`` when the current wait ends (an idle table closes, private answers take
     their defaults, the player to act is moved for) and ``remind_at`` when that player is
-    reminded; ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users
-    in 托管; ``games`` how many games this table has dealt.
+    reminded; ``computer_at`` when the computer players the game waits for act;
+    ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users in 托管;
+    ``games`` how many games this table has dealt.
     """
 
     group_id: str
@@ -64,6 +66,7 @@ class Table:
     previous: dict | None = None
     deadline: datetime | None = None
     remind_at: datetime | None = None
+    computer_at: datetime | None = None
     timeouts: dict[str, int] = field(default_factory=dict)
     auto: list[str] = field(default_factory=list)
     games: int = 0
@@ -80,12 +83,29 @@ class Table:
         """A game is in progress."""
         return self.status == PLAYING
 
+    def humans(self) -> list[str]:
+        """User ids of the seated humans (not computer players)."""
+        return [s.user_id for s in self.seats if not is_computer(s.user_id)]
+
     def seat_of(self, user_id: str) -> int | None:
         """The 0-based seat of ``user_id``, ``None`` if not seated."""
         for i, s in enumerate(self.seats):
             if s.user_id == user_id:
                 return i
         return None
+
+    def carried_previous(self) -> dict | None:
+        """``previous`` for the next deal, with ``"seat_map"`` (previous seat → seat now,
+        ``None`` for a player who left) when the players changed between games, so tribute
+        and who deals / leads carry over only among players who played the last game
+        (Z-8, Z-5, W-2, S-4). ``None`` before the first game."""
+        if self.previous is None:
+            return None
+        users = self.previous.get("users")
+        now = [s.user_id for s in self.seats]
+        if users is None or users == now:
+            return self.previous
+        return {**self.previous, "seat_map": [self.seat_of(u) for u in users]}
 
     def setting(self, field_name: str) -> object:
         """A setting of this table (its game's schema default when unset)."""
@@ -98,15 +118,19 @@ class Table:
         now = now_utc()
         self.remind_at = None
         self.deadline = None
+        self.computer_at = None
         if self.status in (WAITING, FINISHED):
             self.deadline = now + timedelta(minutes=int(self.setting("idle_minutes")))
             return
+        if any(is_computer(self.seats[s].user_id) for s in self.adapter.waiting_seats(self.engine)):
+            delay = get_plugin_config(Config).computer_delay
+            self.computer_at = now + timedelta(seconds=delay)
         prompt = self.adapter.prompt_seconds(self.engine)
         if prompt:
             self.deadline = now + timedelta(seconds=prompt)
             return
         seat = self.adapter.acting_seat(self.engine)
-        if seat is None:
+        if seat is None or is_computer(self.seats[seat].user_id):
             return
         if self.seats[seat].user_id in self.auto:
             self.deadline = now + timedelta(seconds=AUTO_DELAY)
@@ -128,6 +152,7 @@ class Table:
             "previous": self.previous, "games": self.games,
             "deadline": self.deadline.isoformat() if self.deadline else None,
             "remind_at": self.remind_at.isoformat() if self.remind_at else None,
+            "computer_at": self.computer_at.isoformat() if self.computer_at else None,
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
         }
@@ -144,7 +169,8 @@ class Table:
             engine=adapter.load(data["engine"]) if data["engine"] is not None else None,
             status=data["status"], ready=list(data["ready"]), previous=data["previous"],
             deadline=_time(data["deadline"]), games=int(data["games"]),
-            remind_at=_time(data.get("remind_at")), timeouts=dict(data.get("timeouts") or {}),
+            remind_at=_time(data.get("remind_at")), computer_at=_time(data.get("computer_at")),
+            timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []),
         )
 
@@ -172,7 +198,8 @@ class Registry:
         """Register a table and index its seated users."""
         self.tables[table.group_id] = table
         for s in table.seats:
-            self.by_user[s.user_id] = table.group_id
+            if not is_computer(s.user_id):
+                self.by_user[s.user_id] = table.group_id
 
     def unseat(self, table: Table, user_id: str) -> None:
         """Remove ``user_id`` from the user index if it points at ``table``."""
@@ -207,10 +234,11 @@ class Registry:
         game twice is a no-op (its uid is unique)."""
         record = end_record(table)
         table.status = FINISHED
-        table.ready = []
+        table.ready = [s.user_id for s in table.seats if is_computer(s.user_id)]
         table.auto = []
         table.timeouts = {}
-        table.previous = table.adapter.next_game_info(table.engine)
+        table.previous = {**table.adapter.next_game_info(table.engine),
+                          "users": [s.user_id for s in table.seats]}
         table.rearm()
         await self.require_store().finish_game(record, live=(table.game, table.to_json()))
 
@@ -239,11 +267,18 @@ class Registry:
 
 
 def end_record(table: Table) -> FinishedGame:
-    """The finished-game record of a table whose game is over."""
-    return table.adapter.record(
+    """The finished-game record of a table whose game is over. Computer players get no
+    player record (they have no /战绩); the summary lists their seats (1-based) under
+    ``computer_seats``."""
+    record = table.adapter.record(
         table.engine, table.seats, uid=table.uid or "", group_id=table.group_id,
         started_at=table.started_at or table.created_at, ended_at=now_utc(),
     )
+    computers = [i + 1 for i, s in enumerate(table.seats) if is_computer(s.user_id)]
+    if computers:
+        record.players = [p for p in record.players if not is_computer(p.user_id)]
+        record.summary = {**record.summary, "computer_seats": computers}
+    return record
 
 
 REGISTRY = Registry()

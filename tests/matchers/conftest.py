@@ -52,3 +52,22 @@ async def clean_state(nonebug_init: None):
     yield
     cancel_timers()
     REGISTRY.reset()
+
+
+@pytest.fixture(autouse=True)
+def nonebug_mismatches_fail(monkeypatch):
+    """nonebug reports an unexpected or mismatching API call with ``pytest.fail`` raised
+    inside the call — inside the send queue or a timer task, where it would end that task
+    and never reach the test. Record every such failure and fail the test with it."""
+    import nonebug.mixin.call_api as call_api
+
+    failures: list[str] = []
+    original = call_api.pytest.fail
+
+    def fail(reason: str = "", pytrace: bool = True) -> None:
+        failures.append(reason)
+        original(reason, pytrace=pytrace)
+
+    monkeypatch.setattr(call_api.pytest, "fail", fail)
+    yield
+    assert not failures, failures[0]

@@ -132,7 +132,7 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
             else:
                 expect_private(ctx, user, "你是平民", "手牌（18 张）", "请稍等")
         ctx.receive_event(bot, gmsg(D, "/加入"))
-        expect_group(ctx, "已经开始", at=D)
+        expect_group(ctx, "这桌正在打", at=D)
         ctx.receive_event(bot, gmsg(A, "/退出"))
         expect_group(ctx, "牌局进行中，不能退出", at=A)
     table = REGISTRY.get(str(GROUP))
@@ -193,7 +193,7 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
         ctx.receive_event(bot, gmsg(STRANGER, "出 3"))
         expect_group(ctx, "你不在这桌牌局中", at=STRANGER)
         ctx.receive_event(bot, gmsg(A, "出 KK"))
-        expect_group(ctx, "手牌里没有", at=A)
+        expect_group(ctx, "你没有 2 张 K", at=A)
         ctx.receive_event(bot, gmsg(A, "出 34"))
         expect_group(ctx, "不是合法牌型", at=A)
         ctx.receive_event(bot, gmsg(A, "出 1"))
@@ -410,7 +410,7 @@ async def test_group_commands_in_private_chat_are_explained(app: App) -> None:
             ctx.receive_event(bot, pmsg(A, text))
             expect_private(ctx, A, "请在群里发送")
         ctx.receive_event(bot, pmsg(A, "出 33"))
-        expect_private(ctx, A, "出牌和过请在群里发送")
+        expect_private(ctx, A, "出牌、过和叫分请在群里发送")
 
 
 async def test_stats_by_qq_number(app: App) -> None:

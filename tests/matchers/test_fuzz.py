@@ -495,6 +495,7 @@ COMMANDS = {
     "开局": "table", "开桌": "table", "加入": "table", "上桌": "table", "入座": "table",
     "退出": "table", "下桌": "table", "结束": "table", "结束牌局": "table", "继续": "table",
     "再来": "table", "下一局": "table", "托管": "table", "开始": "table", "开打": "table",
+    "踢": "table", "请离": "table",
     "牌桌": "read", "手牌": "read",
     "看牌": "read", "帮助": "read", "help": "read", "牌桌帮助": "read", "战绩": "read",
     "规则": "read", "设置": "read",

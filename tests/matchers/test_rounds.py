@@ -102,7 +102,7 @@ async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None
         expect_group(ctx, "第 1 名", "本局结束：特务胜", "/继续")
         expect_private(ctx, B, "出完")
         ctx.receive_event(bot, gmsg(A, "/继续"))
-        expect_group(ctx, "准备好了（1/3）", "还等：玩家102、玩家103")
+        expect_group(ctx, "准备好了（1/3）", "等 /继续：玩家102、玩家103")
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "准备好了（1/3）")
         ctx.receive_event(bot, gmsg(STRANGER, "/继续"))
@@ -241,7 +241,8 @@ async def test_hidden_spy_never_named_in_group_before_the_end(app: App, monkeypa
     assert REGISTRY.get(str(GROUP)).status == PLAYING
 
 
-async def test_leave_between_games_closes_the_table(app: App) -> None:
+async def test_leave_between_games_frees_only_that_seat(app: App) -> None:
+    """Between games /退出 frees one seat; the table closes only when the last one leaves."""
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -254,8 +255,19 @@ async def test_leave_between_games_closes_the_table(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(C, "/退出"))
-        expect_group(ctx, "玩家103 退出，牌桌已关闭")
-    assert REGISTRY.get(str(GROUP)) is None and REGISTRY.table_of_user(str(A)) is None
+        expect_group(ctx, "玩家103 退出", "还差 1 人", "/加入", without=("关闭",))
+        ctx.receive_event(bot, gmsg(A, "/退出"))
+        expect_group(ctx, "玩家101 退出", "还差 2 人", without=("关闭",))
+    assert REGISTRY.get(str(GROUP)) is table and table.opener == str(B)
+    assert [s.user_id for s in table.seats] == [str(B)]
+    assert REGISTRY.table_of_user(str(A)) is None and REGISTRY.table_of_user(str(C)) is None
+    saved = await REGISTRY.store.load_live()
+    assert [u for u, _ in saved[str(GROUP)][1]["seats"]] == [str(B)]
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(B, "/退出"))
+        expect_group(ctx, "玩家102 退出，牌桌已关闭")
+    assert REGISTRY.get(str(GROUP)) is None
     assert await REGISTRY.store.load_live() == {}
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(B))
     assert stats.games == 1

@@ -23,6 +23,20 @@ class UsageError(ValueError):
     """A command's arguments are wrong; ``str(err)`` is the Chinese reply."""
 
 
+COMPUTER_PREFIX = "ai:"
+"""User ids of computer players: ``ai:1`` is 电脑1 (never a QQ number)."""
+
+
+def is_computer(user_id: str) -> bool:
+    """Whether ``user_id`` is a computer player's seat."""
+    return user_id.startswith(COMPUTER_PREFIX)
+
+
+def computer_name(user_id: str) -> str:
+    """``电脑1`` for ``ai:1``."""
+    return "电脑" + user_id[len(COMPUTER_PREFIX):]
+
+
 @dataclass(slots=True)
 class SeatView:
     """A seated player as the renderers need them: ``user_id`` (string) and display ``name``."""
@@ -110,13 +124,40 @@ class GameAdapter(ABC):
         """The seat whose move (出/过) the game waits for, ``None`` when it waits for none."""
 
     @abstractmethod
-    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        """The bot moves for ``seat`` (time ran out, or 托管) with the game's strategy;
-        ``why`` is shown with the move (e.g. ``超时``)."""
+    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
+        """The bot moves for ``seat`` (time ran out, or 托管) with the computer players'
+        strategy, or the simple timeout rule when ``simple``; ``why`` is shown with the
+        move (e.g. ``超时``)."""
+
+    def cannot_beat(self, game: Any) -> bool:
+        """The player to act is following and holds nothing that beats the table."""
+        return False
+
+    def pass_for(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        """Pass for ``seat`` (要不起自动过)."""
+        raise NotImplementedError
+
+    def hints(self, game: Any, seat: int) -> list[str]:
+        """提示 lines for ``seat`` at its turn (``出 …``); ``[]`` when nothing beats."""
+        return []
 
     @abstractmethod
     def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """Private message: the seat's hand and role (G-1 notation)."""
+
+    def waiting_seats(self, game: Any) -> list[int]:
+        """Every seat whose move or private answer the game waits for now (the acting
+        seat, or everyone still to answer a private question)."""
+        seat = self.acting_seat(game)
+        return [] if seat is None else [seat]
+
+    @abstractmethod
+    def computer_turn(self, game: Any, seats: list[SeatView], seat: int) -> list[Say]:
+        """A computer player at ``seat`` does what the game waits from it now (play, bid,
+        private answer), deciding only from what that seat may know (RULES.md G-6); the
+        move goes through the same engine calls as a human's. Returns what is said (empty
+        when the seat has nothing to do)."""
 
     def is_following(self, game: Any) -> bool:
         """Whether the player to act is answering a play (so a timeout passes)."""

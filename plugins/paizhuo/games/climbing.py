@@ -10,10 +10,12 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.cards import format_cards, format_sequence, rank_of
+from engine.ai.strategy import PlanStrategy, suggestions
+from engine.cards import format_cards, format_ranks, format_sequence, rank_of
 from engine.climbing import ClimbingGame, Move
-from engine.strategy import FollowingStrategy, LowestStrategy, Strategy
-from plugins.paizhuo.games.base import GameAdapter, Say, SeatView
+from engine.moves import any_beating
+from engine.strategy import LowestStrategy, Strategy
+from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import plain
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
@@ -21,7 +23,9 @@ PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
 
 
 def at(user_id: str) -> MessageSegment:
-    """An @-mention of ``user_id``."""
+    """An @-mention of ``user_id`` (a computer player's name as plain text)."""
+    if is_computer(user_id):
+        return MessageSegment.text(computer_name(user_id))
     return MessageSegment.at(int(user_id))
 
 
@@ -70,10 +74,11 @@ def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[in
 class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
-    strategy: Strategy = LowestStrategy()
-    """Moves for a player whose time ran out (issue spec: pass following, lowest lead)."""
-    auto_strategy: Strategy = FollowingStrategy()
-    """Moves for a player in 托管 (plays on when it can)."""
+    strategy: Strategy = PlanStrategy()
+    """Moves of computer players, players in 托管 and timed-out players (G-6)."""
+    simple_strategy: Strategy = LowestStrategy()
+    """The simple timeout rule a group may choose (超时代打 简单): pass when following
+    (unless 把一必拦 forbids it), lead the lowest single."""
     engine_type: type[ClimbingGame]
     """The game's engine class (``to_json`` / ``from_json`` / ``next_game_info``)."""
 
@@ -103,11 +108,53 @@ class ClimbingAdapter(GameAdapter):
     def acting_seat(self, game: ClimbingGame) -> int | None:
         return game.turn if game.phase == "play" and not game.over else None
 
-    def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        strategy = self.auto_strategy if why == "托管" else self.strategy
+    def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
+        """The bot moves for ``seat`` (托管 or time ran out) with the computer players'
+        strategy, or the simple timeout rule when ``simple`` (超时代打 简单)."""
+        strategy = self.simple_strategy if simple else self.strategy
+        return self._strategy_move(game, seats, seat, strategy, why)
+
+    def _strategy_move(self, game: ClimbingGame, seats: list[SeatView], seat: int,
+                       strategy: Strategy, why: str = "") -> list[Say]:
         action = strategy.choose(game, seat)
-        move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
+        if action.kind == "pass":
+            move = game.pass_turn(seat)
+        elif action.reading is not None:
+            move = game.play_reading(seat, list(action.cards), action.reading)
+        else:
+            move = game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
+
+    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """A computer player's play or pass (G-3)."""
+        if self.acting_seat(game) != seat:
+            return []
+        return self._strategy_move(game, seats, seat, self.strategy)
+
+    def cannot_beat(self, game: ClimbingGame) -> bool:
+        """The player to act follows and holds nothing that beats the table (G-3)."""
+        if game.phase != "play" or self.acting_seat(game) is None or game.lead is None:
+            return False
+        return any_beating(game.hands[game.turn], game.rules, game.lead_reading()) is None
+
+    def pass_for(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        """Pass for ``seat`` (要不起自动过), announced with ``why``."""
+        return self._after_move(game, seats, game.pass_turn(seat), why)
+
+    def hints(self, game: ClimbingGame, seat: int) -> list[str]:
+        """提示 for ``seat`` at its turn: the suggested play first, then up to four other
+        legal plays, each a ready-to-send ``出 …`` line (cards and type name); ``[]`` when
+        nothing beats the table."""
+        best, others = suggestions(game, seat)
+        lines = []
+        for action in [best, *others]:
+            if action.kind != "play":
+                continue
+            cards = format_ranks(action.cards, game.rules.rank_order())
+            name = f" {action.reading.name}" if action.reading and len(action.cards) > 1 else ""
+            lines.append(f"出 {cards.replace(' ', '')}{name}")
+        return lines
 
     def is_over(self, game: ClimbingGame) -> bool:
         return game.over

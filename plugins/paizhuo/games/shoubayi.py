@@ -31,8 +31,7 @@ class ShoubayiAdapter(ClimbingAdapter):
     name = "手把一"
     schema = with_common(SCHEMA)
     engine_type = SGame
-    strategy = BlockingStrategy()
-    auto_strategy = BlockingStrategy(follow=True)
+    simple_strategy = BlockingStrategy()
 
     def parse_size(self, arg: str) -> int:
         """``N人`` / ``N`` (2–6) → N; nothing → 0 (start with ``/开始``)."""

@@ -11,7 +11,9 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, parse_cards, resolve
+from engine.cards import CardsNotHeld, NotationError, format_cards, parse_cards, resolve
+from engine.climbing import carried_seat
+from engine.computer import SCORE_RANKS, choose_bid, choose_bury
 from engine.errors import MoveError
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
@@ -42,7 +44,7 @@ class WakengAdapter(ClimbingAdapter):
         raise UsageError("挖坑固定 3 人：/开局 挖坑")
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> WGame:
-        first = previous["out"][0] if previous and previous.get("out") else None
+        first = carried_seat(previous, previous["out"][0]) if previous and previous.get("out") else None
         return WGame.deal(WRules.from_json(settings), seed, first=first)
 
     def prompt_seconds(self, game: WGame) -> int | None:
@@ -79,11 +81,34 @@ class WakengAdapter(ClimbingAdapter):
             return game.bidder
         return super().acting_seat(game)
 
-    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+    def waiting_seats(self, game: WGame) -> list[int]:
+        if not game.over and game.phase == "bury":
+            return [game.digger]
+        return super().waiting_seats(game)
+
+    def computer_turn(self, game: WGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """W-2 叫分 by hand strength, W-3 扣底 keeping 5 / 10 / K out of the bottom, else play."""
+        if game.over:
+            return []
+        if game.phase == "bid":
+            if seat != game.bidder:
+                return []
+            bid = choose_bid(game.hands[seat], game.bid_options(seat), game.rules.shaanxi)
+            return self.act(game, seats, seat, "bid", str(bid))
+        if game.phase == "bury":
+            if seat != game.digger:
+                return []
+            avoid = frozenset() if game.rules.shaanxi else SCORE_RANKS
+            cards = choose_bury(game.hands[seat], game.rules.rank_order(), avoid=avoid)
+            return self.answer(game, seats, seat, "扣 " + format_cards(cards)) or []
+        return super().computer_turn(game, seats, seat)
+
+    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
         if game.phase == "bid":
             game.bid_timeout()
             return self._after_bid(game, seats, seat, why)
-        return super().auto_move(game, seats, seat, why)
+        return super().auto_move(game, seats, seat, why, simple)
 
     # ---- texts ---------------------------------------------------------------------------------
     def _bid_prompt(self, game: WGame, seats: list[SeatView]) -> Message:

@@ -10,8 +10,9 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, card_name, parse_cards, resolve
+from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
 from engine.climbing import Move
+from engine.computer import choose_declare, choose_return
 from engine.errors import MoveError
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
@@ -156,6 +157,30 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return None
         return "张数：" + "，".join(
             f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s])
+
+    def waiting_seats(self, game: ZGame) -> list[int]:
+        if game.over:
+            return []
+        if game.phase == "tribute":
+            return sorted({e["receiver"] for e in game.pending_returns()})
+        if game.phase == "declare":
+            return list(game.awaiting_declare())
+        return super().waiting_seats(game)
+
+    def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """Z-8 还贡 with the cheapest cards, Z-9 明 / 暗 by hand strength, else play."""
+        if game.phase == "tribute":
+            exchange = game.next_return(seat)
+            if exchange is None:
+                return []
+            cards = choose_return(game.tribute_allowed(seat), exchange["count"])
+            return self.answer(game, seats, seat, "还 " + format_cards(cards)) or []
+        if game.phase == "declare":
+            if seat not in game.awaiting_declare():
+                return []
+            choice = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
+            return self.answer(game, seats, seat, choice) or []
+        return super().computer_turn(game, seats, seat)
 
     def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         t = unicodedata.normalize("NFKC", text).strip()

@@ -1,4 +1,4 @@
-"""``/手牌``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
+"""``/手牌``, ``/提示``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from plugins.paizhuo.stats import render_stats
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
-入座：/加入　离座：/退出
+入座：/加入　离座：/退出　电脑玩家：/加机器人 [人数]、/踢机器人（开局人、管理员）
 出牌：出 778899　不要：过 或 不要（可不带 /）
 挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4张牌>
 抓特务私聊：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）
-一局结束后：/继续（全员发送后开下一局）；/退出 关桌；/托管 让机器人代打
-查看：/手牌（私聊重发手牌）/牌桌 /战绩 [@某人] /规则 [游戏]
+一局结束后：/继续（全员发送、坐满后开下一局）；/退出 离座，新人 /加入 补位；/踢 @某人 请离不在的人；/托管 让机器人代打
+查看：/手牌（私聊重发手牌）/提示（私聊告诉你可以怎么出）/牌桌 /战绩 [@某人] /规则 [游戏]
 管理：/设置 <游戏> <项> <值>、/设置 <游戏> 默认（群主、管理员）；/结束（开局人、群主、管理员）
 记牌：3 4 5 6 7 8 9 10 J Q K A 2，10 也可写 T 或 0，小王=小，大王=大；
 花色可写 ♠♥♣♦、黑桃/红桃/梅花/方块 或 s h c d，例如 出 ♥3 或 出 h3；
@@ -26,6 +26,7 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人�
 机器人要私聊发牌，请先加它为好友。"""
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
+hint_cmd = on_command("提示", priority=10, block=True)
 help_cmd = on_command("帮助", aliases={"help", "牌桌帮助"}, priority=10, block=True)
 stats_cmd = on_command("战绩", priority=10, block=True)
 rules_cmd = on_command("规则", priority=10, block=True)
@@ -48,6 +49,11 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 async def _(bot: Bot, event: MessageEvent) -> None:
     group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
     await actions.resend_hand(bot, str(event.user_id), group_id)
+
+
+@hint_cmd.handle()
+async def _(bot: Bot, event: MessageEvent) -> None:
+    await actions.send_hints(bot, str(event.user_id))
 
 
 @help_cmd.handle()

@@ -1,4 +1,5 @@
-"""``/开局``, ``/加入``, ``/退出``, ``/继续``, ``/托管``, ``/结束``, ``/牌桌``: opening and managing a group's table."""
+"""``/开局``, ``/加入``, ``/退出``, ``/踢``, ``/继续``, ``/托管``, ``/结束``, ``/牌桌``: opening and
+managing a group's table."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ table_cmd = on_command("牌桌", priority=10, block=True)
 continue_cmd = on_command("继续", aliases={"再来", "下一局"}, priority=10, block=True)
 auto_cmd = on_command("托管", priority=10, block=True)
 start_cmd = on_command("开始", aliases={"开打"}, priority=10, block=True)
+kick_cmd = on_command("踢", aliases={"请离"}, priority=10, block=True)
+add_ai_cmd = on_command("加机器人", aliases={"加电脑"}, priority=9, block=True)
+remove_ai_cmd = on_command("踢机器人", aliases={"踢电脑"}, priority=9, block=True)
 
 
 @open_cmd.handle()
@@ -58,3 +62,21 @@ async def _(bot: Bot, event: GroupMessageEvent) -> None:
 @start_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent) -> None:
     await actions.start_now(bot, str(event.group_id), str(event.user_id))
+
+
+@kick_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
+    await actions.kick_player(bot, str(event.group_id), str(event.user_id), target,
+                              is_manager(bot, event))
+
+
+@add_ai_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    await actions.add_computers(bot, str(event.group_id), str(event.user_id),
+                                args.extract_plain_text(), is_manager(bot, event))
+
+
+@remove_ai_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
