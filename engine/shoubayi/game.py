@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
 from engine.climbing import ClimbingGame, Move
 from engine.errors import MoveError
-from engine.readings import Reading
+from engine.readings import SHOUBAYI, Hint, Reading, Vocabulary
 from engine.shoubayi.rules import SRules, beats, classify, counts_of
 
 WIN, LOSS = "win", "loss"
@@ -104,6 +104,11 @@ class SGame(ClimbingGame):
                    rules=rules or SRules(), seed=0, dealer=leader, played=[False] * len(hands))
 
     # ---- the game's rules in the shared trick machinery ------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """手把一's type names (S-3, G-5): 联对, 飞机 is a chain of 三带一."""
+        return SHOUBAYI
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """S-3 readings."""
         return classify(cards)
@@ -143,7 +148,7 @@ class SGame(ClimbingGame):
         """S-4: announce 把一 (one card left)."""
         return 1 if left == 1 else None
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
+    def play(self, seat: int, cards: Sequence[int], kind_hint: Hint = None) -> Move:
         """As :meth:`ClimbingGame.play`, tracking 包赔 (S-4): a single that is not the
         player's highest while the next player holds one card."""
         hand_before = list(self.hands[seat])

@@ -49,15 +49,15 @@ async def test_open_usage_errors(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局"))
-        expect_group(ctx, "请写明游戏", at=A)
+        expect_group(ctx, "用法：/开局", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 斗地主"))
-        expect_group(ctx, "请写明游戏", "抓特务、挖坑、手把一", at=A)
+        expect_group(ctx, "没有“斗地主”这个游戏", "抓特务、挖坑、手把一", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 手把一 7人"))
         expect_group(ctx, "2–6 人", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务 五人"))
-        expect_group(ctx, "请写明人数", at=A)
+        expect_group(ctx, "抓特务 3 或 4 人", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务"))
-        expect_group(ctx, "请写明人数", at=A)
+        expect_group(ctx, "抓特务 3 或 4 人", at=A)
     assert REGISTRY.get(str(GROUP)) is None
 
 

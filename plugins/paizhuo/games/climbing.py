@@ -10,14 +10,31 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.cards import format_cards, format_sequence, rank_of
+from engine.cards import format_cards, format_sequence, rank_of, scan_notation
 from engine.climbing import ClimbingGame, Move
+from engine.readings import trailing_type_word
 from engine.strategy import FollowingStrategy, LowestStrategy, Strategy
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView
 from plugins.paizhuo.messaging import plain
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
 PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
+def is_card_text(body: str) -> bool:
+    """Whether ``body`` — what follows a card command word (``出``, ``还``, ``扣``) — is
+    card notation (G-1) with an optional type name of any game (G-5), possibly with a
+    mistake in it (``77889``, ``７７ｘ8``, ``1``, ``xyz``), rather than chat (``去吃个饭``,
+    ``来了``, ``什么好呢``).
+
+    Chat: a letter of a script other than Latin (a CJK word) that is no card, suit or type
+    name; or, without any card, nothing but punctuation and symbols (``!!!``).
+    """
+    word = trailing_type_word(body)
+    if word is not None:
+        body = body.rstrip()[: -len(word)]
+    count, stray = scan_notation(body)
+    if any(ch.isalpha() and not ch.isascii() for ch in stray):
+        return False
+    return count > 0 or not stray or any(ch.isascii() and ch.isalnum() for ch in stray)
 
 
 def at(user_id: str) -> MessageSegment:
@@ -88,12 +105,15 @@ class ClimbingAdapter(GameAdapter):
 
     # ---- commands --------------------------------------------------------------------------
     def parse_command(self, text: str) -> tuple[str, str | None] | None:
-        """``("play", cards)`` / ``("pass", None)`` for ``出 …`` / ``过``; ``None`` otherwise."""
+        """``("play", cards)`` / ``("pass", None)`` for ``出 <牌>`` / ``过``; ``None`` for
+        anything else, chat that merely starts with 出 included (:func:`is_card_text`)."""
         t = unicodedata.normalize("NFKC", text).strip()
         if t.lower() in PASS_WORDS:
             return ("pass", None)
         m = PLAY_RE.match(t)
-        return ("play", m.group(1).strip()) if m else None
+        if m is None or not is_card_text(m.group(1)):
+            return None
+        return ("play", m.group(1).strip())
 
     def act(self, game: Any, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
         """Apply a parsed group command; raises ``MoveError`` and then changes nothing."""
@@ -128,7 +148,7 @@ class ClimbingAdapter(GameAdapter):
         owner, cards, _ = game.lead
         reading = game.lead_reading()
         return msg + MessageSegment.text(
-            f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{reading.name}），或 过")
+            f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{game.vocabulary.shown(reading.kind)}），或 过")
 
     def play_cards(self, game: Any, cards: list[int], reading: Any) -> str:
         """A play as the group sees it, in reading order: chains from their low end (A and
@@ -164,7 +184,7 @@ class ClimbingAdapter(GameAdapter):
         name = seats[move.seat].name
         note = f"［{why}］" if why else ""
         if move.reading is not None:
-            lines = [f"{name} 出 {self.play_cards(game, move.cards, move.reading)}（{move.reading.name}）{note}"]
+            lines = [f"{name} 出 {self.play_cards(game, move.cards, move.reading)}（{game.vocabulary.shown(move.reading.kind)}）{note}"]
         else:
             lines = [f"{name} 过{note}"]
         if move.place is not None:

@@ -17,10 +17,11 @@ from plugins.paizhuo.messaging import deliver, private
 
 
 def is_answer_text(text: str) -> bool:
-    """Whether ``text`` starts like a private answer of any game (``还``, ``明``, ``扣`` …),
-    with or without the command prefix."""
+    """Whether ``text`` is a private answer of any game (``还 <牌>``, ``明``, ``扣 <牌>`` …),
+    well-formed or not, with or without the command prefix; chat that merely starts with
+    the same word (``还没开始吗``) is not."""
     t = strip_prefix(text)
-    return any(t.startswith(p) for adapter in GAMES.values() for p in adapter.answer_prefixes)
+    return any(adapter.is_answer(t) for adapter in GAMES.values())
 
 
 async def _is_answer(event: PrivateMessageEvent) -> bool:
