@@ -52,3 +52,26 @@ async def clean_state(nonebug_init: None):
     yield
     cancel_timers()
     REGISTRY.reset()
+
+
+@pytest.fixture(autouse=True)
+def api_mismatches_fail_the_test(monkeypatch: pytest.MonkeyPatch):
+    """nonebug reports an unexpected or mismatching API call by raising inside the call;
+    a call made from the plugin's send queue task would lose that report (the queue
+    survives its sends), so every report is also kept here and fails the test."""
+    from nonebug.mixin.call_api import ApiContext
+
+    reports: list[BaseException] = []
+    original = ApiContext.got_call_api
+
+    def got_call_api(self, adapter, api, **data):
+        try:
+            return original(self, adapter, api, **data)
+        except BaseException as err:
+            if type(err).__name__ == "Failed":
+                reports.append(err)
+            raise
+
+    monkeypatch.setattr(ApiContext, "got_call_api", got_call_api)
+    yield
+    assert not reports, f"API call mismatches: {[str(r) for r in reports]}"

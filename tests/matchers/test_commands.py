@@ -193,7 +193,7 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
         ctx.receive_event(bot, gmsg(STRANGER, "出 3"))
         expect_group(ctx, "你不在这桌牌局中", at=STRANGER)
         ctx.receive_event(bot, gmsg(A, "出 KK"))
-        expect_group(ctx, "手牌里没有", at=A)
+        expect_group(ctx, "你没有 2 张 K", at=A)
         ctx.receive_event(bot, gmsg(A, "出 34"))
         expect_group(ctx, "不是合法牌型", at=A)
         ctx.receive_event(bot, gmsg(A, "出 1"))
@@ -212,9 +212,9 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 5"))
-        expect_group(ctx, "要跟2张的对子", at=B)
+        expect_group(ctx, "要跟 2 张的对子", at=B)
         ctx.receive_event(bot, gmsg(B, "出 ♠A"))
-        expect_group(ctx, "要跟2张的对子", at=B)
+        expect_group(ctx, "要跟 2 张的对子", at=B)
     assert engine_json(table) == after_play
     # 66 does not beat 77.
     table.engine.turn = 2
@@ -410,7 +410,7 @@ async def test_group_commands_in_private_chat_are_explained(app: App) -> None:
             ctx.receive_event(bot, pmsg(A, text))
             expect_private(ctx, A, "请在群里发送")
         ctx.receive_event(bot, pmsg(A, "出 33"))
-        expect_private(ctx, A, "出牌和过请在群里发送")
+        expect_private(ctx, A, "出牌、过和叫分请在群里发送")
 
 
 async def test_stats_by_qq_number(app: App) -> None:
