@@ -660,12 +660,15 @@ async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
         return f"用法：/设置 {adapter.name} <项> <值>，可设置：{names}（/规则 {adapter.name} 查看现值）"
     try:
         setting = adapter.schema.find(parts[1])
+    except SettingError as err:
+        return f"{err}。用法：/设置 {adapter.name} <项> <值>"
+    try:
         if len(parts) != 3:
             return (f"用法：/设置 {adapter.name} {setting.name} <值>，"
                     f"可选 {choices_text(setting)}（/规则 {adapter.name} {setting.name}）")
         value = setting.parse(parts[2])
     except SettingError as err:
-        return str(err)
+        return f"{err}。用法：/设置 {adapter.name} {setting.name} <值>"
     stored = await store.get_settings(group_id, adapter.name)
     stored = {k: v for k, v in adapter.schema.clean(stored).items()
               if v != next(s.default for s in adapter.schema.settings if s.field == k)}
