@@ -48,6 +48,7 @@ def signed(n: int) -> str:
 
 
 CHAINS = ("straight", "pair_chain", "triple_chain")
+
 GROUPS = {"triple_one": (3, 1), "four_two": (4, 2)}
 
 
@@ -140,15 +141,26 @@ class ClimbingAdapter(GameAdapter):
         """Cards in G-1 notation, grouped in the game's rank order."""
         return format_cards(cards, game.rules.rank_order())
 
-    def prompt(self, game: ClimbingGame, seats: list[SeatView]) -> Message:
-        """``轮到 @X：…`` for the seat to play."""
+    def prompt(self, game: ClimbingGame, seats: list[SeatView], just_shown: bool = False) -> Message:
+        """``轮到 @X …`` for the seat to play: ``首出`` when leading; the play to beat (who
+        made it, the cards, the type), or — when ``just_shown``, the play being the line
+        above — only ``跟牌或过``."""
         msg = plain("轮到 ") + at(seats[game.turn].user_id)
         if game.lead is None:
-            return msg + MessageSegment.text(" 出牌（首出，不能过）")
+            return msg + MessageSegment.text(" 首出")
+        if just_shown:
+            return msg + MessageSegment.text(" 跟牌或过")
+        return msg + MessageSegment.text(f" 出牌：要大过 {self.to_beat(game, seats)}，或 过")
+
+    def to_beat(self, game: ClimbingGame, seats: list[SeatView]) -> str:
+        """``甲 的 ♠9（单张）``: the play to beat."""
         owner, cards, _ = game.lead
         reading = game.lead_reading()
-        return msg + MessageSegment.text(
-            f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{game.vocabulary.shown(reading.kind)}），或 过")
+        return f"{seats[owner].name} 的 {self.play_cards(game, cards, reading)}{self.type_note(game, reading)}"
+
+    def type_note(self, game: Any, reading: Any) -> str:
+        """``（连对）`` after a play: the type taken, in the game's own words (G-5)."""
+        return f"（{game.vocabulary.shown(reading.kind)}）"
 
     def play_cards(self, game: Any, cards: list[int], reading: Any) -> str:
         """A play as the group sees it, in reading order: chains from their low end (A and
@@ -175,8 +187,29 @@ class ClimbingAdapter(GameAdapter):
     def _after_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> list[Say]:
         says = [Say(self.render_move(game, seats, move, why))]
         if move.cards:
-            says.append(Say(self.hand(game, seats, move.seat), move.seat))
+            says.append(Say(self.hand_update(game, seats, move.seat), move.seat))
         return says
+
+    def shows_counts(self, game: Any) -> bool:
+        """Whether the public table shows every player's card count."""
+        return True
+
+    def hand_update(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> str:
+        """The short private message after a player's play (G-4): the hand in 出 notation,
+        the others' card counts when the table shows them, and the play to beat when it is
+        this player's turn. (The role and how to play are in the first hand of a game.)"""
+        hand = game.hands[seat]
+        if not hand:
+            return "你的牌已出完。"
+        lines = [f"你的手牌（{len(hand)} 张）：{self.cards(game, hand)}"]
+        if self.shows_counts(game):
+            others = [f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players)
+                      if s != seat and game.hands[s]]
+            if others:
+                lines.append("其他人：" + "，".join(others))
+        if not game.over and game.turn == seat and game.phase == "play":
+            lines.append(f"轮到你：要大过 {self.to_beat(game, seats)}" if game.lead else "轮到你首出")
+        return "\n".join(lines)
 
     def render_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> Message:
         """The group message after an accepted move (G-4): the play or pass, going out or
@@ -184,7 +217,8 @@ class ClimbingAdapter(GameAdapter):
         name = seats[move.seat].name
         note = f"［{why}］" if why else ""
         if move.reading is not None:
-            lines = [f"{name} 出 {self.play_cards(game, move.cards, move.reading)}（{game.vocabulary.shown(move.reading.kind)}）{note}"]
+            shown = self.play_cards(game, move.cards, move.reading)
+            lines = [f"{name} 出 {shown}{self.type_note(game, move.reading)}{note}"]
         else:
             lines = [f"{name} 过{note}"]
         if move.place is not None:
@@ -203,7 +237,8 @@ class ClimbingAdapter(GameAdapter):
         counts = self.counts_line(game, seats)
         if counts:
             lines.append(counts)
-        return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+        just_shown = move.reading is not None and game.lead is not None and game.lead[0] == move.seat
+        return plain("\n".join(lines) + "\n") + self.prompt(game, seats, just_shown and len(lines) == 1)
 
     def hand_text(self, game: Any, title: str, head: str, seat: int, how: str) -> str:
         """``【游戏】<head>`` then the hand (G-1) and how to play."""

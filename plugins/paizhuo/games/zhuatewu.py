@@ -159,6 +159,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return [f"{seats[move.seat].name}（明牌）手牌：{self.cards(game, game.hands[move.seat])}"]
         return []
 
+    def shows_counts(self, game: ZGame) -> bool:
+        """Z-6 显示张数."""
+        return game.rules.show_counts
+
     def counts_line(self, game: ZGame, seats: list[SeatView]) -> str | None:
         """Z-6 显示张数."""
         if not game.rules.show_counts:
