@@ -22,7 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nonebot  # noqa: E402
 
-nonebot.init()
+try:
+    nonebot.get_driver()
+except ValueError:  # run as a script: the plugin needs an initialised NoneBot
+    nonebot.init()
 
 from nonebot.adapters.onebot.v11 import Message  # noqa: E402
 
