@@ -1,5 +1,5 @@
 """挖坑 in the chat: bidding in the group (``叫 2`` / ``不叫``), the digger's private bury
-(``扣 <4张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
+(``扣 <4 张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
 The buried and bottom cards stay hidden until the end (W-3)."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class WakengAdapter(ClimbingAdapter):
 
     def act(self, game: WGame, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
         if kind == "bury":
-            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4张牌>，不要在群里发。")
+            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4 张牌>，不要在群里发。")
         if kind == "bid":
             if not arg:
                 raise MoveError("bid_usage", BID_USAGE)
@@ -116,7 +116,7 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"{line}\n{digger} 当挖坑者，{game.bid} 分{note}。等 {digger} 私聊扣底"
                 f"（限时 {game.rules.prompt_seconds} 秒）。"),
-            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4张牌>，例如 扣 3456。"
+            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4 张牌>，例如 扣 3456。"
                 f"扣完拿到 4 张底牌。{game.rules.prompt_seconds} 秒内不回复自动扣最小的 4 张。\n"
                 f"你的手牌：{self.cards(game, game.hands[game.digger])}", game.digger),
         ]
@@ -132,7 +132,7 @@ class WakengAdapter(ClimbingAdapter):
 
     def reminder(self, game: WGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "bury" and seat == game.digger:
-            return "请扣 4 张牌：私聊回复 扣 <4张牌>。"
+            return "请扣 4 张牌：私聊回复 扣 <4 张牌>。"
         return ""
 
     # ---- flows -----------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ class WakengAdapter(ClimbingAdapter):
         try:
             cards = resolve(parse_cards(t[1:]), game.hands[seat])
         except NotationError as err:
-            raise MoveError("notation", f"{err}。请回复：扣 <4张牌>，例如 扣 3456") from None
+            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 扣 3456") from None
         except CardsNotHeld as err:
             raise MoveError("not_held", str(err)) from None
         game.bury(seat, cards)

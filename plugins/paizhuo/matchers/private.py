@@ -1,5 +1,5 @@
 """Private answers to the bot — 抓特务 ``还 <牌>`` (Z-8) and ``明`` / ``明牌`` / ``暗`` (Z-9),
-挖坑 ``扣 <4张>`` (W-3) — and short explanations for group commands sent privately.
+挖坑 ``扣 <4 张>`` (W-3) — and short explanations for group commands sent privately.
 Hidden choices are only ever made here, never in the group (G-4)."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 @group_only_cmd.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     await deliver(bot, [private(str(event.user_id),
-                                "这个命令请在群里发送。私聊只用于：/手牌、还 <牌>、明 / 明牌 / 暗、扣 <4张牌>。")])
+                                "这个命令请在群里发送。私聊只用于：/手牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。")])
 
 
 @private_move.handle()
