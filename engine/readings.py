@@ -190,17 +190,16 @@ ALL_TYPE_WORDS: frozenset[str] = frozenset(
 """Every type name of any game: text ending with one is a play with a type name."""
 
 
+_LONGEST_FIRST: tuple[str, ...] = tuple(sorted(ALL_TYPE_WORDS, key=len, reverse=True))
+
+
 def trailing_type_word(text: str) -> str | None:
     """The type name (of any game) that ``text`` ends with, the longest one, or ``None``."""
     stripped = text.rstrip()
-    for word in sorted(ALL_TYPE_WORDS, key=len, reverse=True):
+    for word in _LONGEST_FIRST:
         if stripped.endswith(word):
             return word
     return None
-
-
-TYPE_ALIASES: dict[str, str] = {w: h.kind for w, h in ZHUATEWU.words().items()}
-"""抓特务's type names → type id (kept for callers of the older name table)."""
 
 Beats = Callable[[Reading, Reading], bool]
 
