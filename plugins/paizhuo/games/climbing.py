@@ -19,6 +19,8 @@ from plugins.paizhuo.messaging import plain
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
 PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
+
+
 def is_card_text(body: str) -> bool:
     """Whether ``body`` — what follows a card command word (``出``, ``还``, ``扣``) — is
     card notation (G-1) with an optional type name of any game (G-5), possibly with a
@@ -48,7 +50,6 @@ def signed(n: int) -> str:
 
 
 CHAINS = ("straight", "pair_chain", "triple_chain")
-
 GROUPS = {"triple_one": (3, 1), "four_two": (4, 2)}
 
 
