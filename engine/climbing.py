@@ -16,7 +16,16 @@ from typing import Any
 
 from engine.cards import CardsNotHeld, parse_cards, resolve
 from engine.errors import MoveError
-from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
+from engine.readings import (
+    COMMON,
+    Hint,
+    Reading,
+    ReadingError,
+    TypeName,
+    Vocabulary,
+    choose_follow,
+    choose_lead,
+)
 
 
 def carried_seat(previous: dict, seat: int) -> int | None:
@@ -79,6 +88,11 @@ class ClimbingGame:
     result: dict | None = None
 
     # ---- what a game supplies ----------------------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """The game's hand-type names (G-5): what a play may name and how types are shown."""
+        return COMMON
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """Every legal reading of ``cards`` under this game's rules (G-5)."""
         raise NotImplementedError
@@ -136,7 +150,7 @@ class ClimbingGame:
         return Reading.from_json(self.lead[2]) if self.lead else None
 
     # ---- moves ---------------------------------------------------------------------------
-    def parse_play(self, seat: int, text: str) -> tuple[list[int], str | None]:
+    def parse_play(self, seat: int, text: str) -> tuple[list[int], TypeName | None]:
         """Read a play's text (G-1 notation, optional trailing type name, G-5) into the
         concrete cards of ``seat``'s hand; unnamed suits avoid :meth:`protected` cards
         while another card of that rank is left (G-1).
@@ -144,7 +158,10 @@ class ClimbingGame:
         Returns ``(cards, kind_hint)``. Raises :class:`MoveError` (``notation`` /
         ``not_held``, naming the bad part) without changing anything.
         """
-        body, hint = split_type_hint(text)
+        try:
+            body, hint = self.vocabulary.split(text)
+        except ReadingError as err:
+            raise MoveError("no_type", str(err)) from None
         try:
             specs = parse_cards(body)
         except ValueError as err:
@@ -165,7 +182,7 @@ class ClimbingGame:
         if seat != self.turn:
             raise MoveError("not_turn", "还没轮到你")
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
+    def play(self, seat: int, cards: Sequence[int], kind_hint: Hint = None) -> Move:
         """``seat`` plays ``cards`` (card ids from their hand): a lead takes any legal
         reading, a follow must beat the play on the table (G-3, G-5).
 
@@ -184,9 +201,9 @@ class ClimbingGame:
         to_beat = self.lead_reading()
         try:
             if to_beat is None:
-                reading = choose_lead(self.lead_readings(readings), kind_hint)
+                reading = choose_lead(self.lead_readings(readings), kind_hint, self.vocabulary)
             else:
-                reading = choose_follow(readings, to_beat, self.beats, kind_hint)
+                reading = choose_follow(readings, to_beat, self.beats, kind_hint, self.vocabulary)
         except ReadingError as err:
             code = "not_beat" if to_beat is not None and readings else "no_type"
             raise MoveError(code, str(err)) from None

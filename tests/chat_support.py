@@ -113,3 +113,33 @@ SPADE_A = card(11, 0)
 HANDS3 = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 
 
+
+
+class Sent:
+    """Every OneBot API call the bot makes, recorded in place of the connection (the
+    friend list answers with :data:`FRIENDS`), so a test can see that nothing was sent."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+
+    async def __call__(self, bot: Bot, api: str, **data: Any) -> Any:
+        self.calls.append((api, data))
+        if api == "get_friend_list":
+            return FRIENDS
+        return {"message_id": len(self.calls)}
+
+    def texts(self) -> list[str]:
+        """The plain text of every message sent."""
+        return [Message(d["message"]).extract_plain_text() for api, d in self.calls
+                if api.startswith("send_")]
+
+
+async def recording_bot(monkeypatch: Any) -> tuple[Bot, Sent]:
+    """A bot on the real adapter whose API calls go to a :class:`Sent` recorder; events
+    go through the whole NoneBot pipeline with ``await bot.handle_event(event)``."""
+    import nonebot
+
+    adapter = nonebot.get_adapter(Adapter)
+    sent = Sent()
+    monkeypatch.setattr(adapter, "_call_api", sent)
+    return Bot(adapter, self_id="10001"), sent

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
 from engine.climbing import ClimbingGame, Move, carried_seat
 from engine.errors import MoveError
-from engine.readings import Reading
+from engine.readings import SHOUBAYI, Reading, Vocabulary
 from engine.shoubayi.rules import SRules, beats, classify, counts_of
 
 WIN, LOSS = "win", "loss"
@@ -106,6 +106,11 @@ class SGame(ClimbingGame):
                    rules=rules or SRules(), seed=0, dealer=leader, played=[False] * len(hands))
 
     # ---- the game's rules in the shared trick machinery ------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """手把一's type names (S-3, G-5): 联对, 飞机 is a chain of 三带一."""
+        return SHOUBAYI
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """S-3 readings."""
         return classify(cards)
@@ -149,7 +154,7 @@ class SGame(ClimbingGame):
     def place_play(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
         """As :meth:`ClimbingGame.place_play`, tracking 包赔 (S-4): a single that is not
         the player's highest while the next player holds one card."""
-        hand_before = self.hands[seat]
+        hand_before = list(self.hands[seat])
         trick_before = self.lead
         move = ClimbingGame.place_play(self, seat, cards, reading)
         if trick_before is None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engine.cards import DECK_52, HEART, R4, card, rank_of
 from engine.climbing import ClimbingGame
 from engine.errors import MoveError
-from engine.readings import Reading
+from engine.readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
 from engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
 
 DIGGER = "digger"
@@ -184,6 +184,11 @@ class WGame(ClimbingGame):
         return self.bury(self.digger, self.lowest_four(self.digger))
 
     # ---- the shared trick machinery ------------------------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """挖坑's type names (W-4, G-5): 单顺 / 双顺 / 三顺 / 炸弹; 陕西 连牌 / 对子连牌 / 四条 (W-7)."""
+        return WAKENG_SHAANXI if self.rules.shaanxi else WAKENG
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """W-4 / W-7 readings."""
         return classify(cards, self.rules)

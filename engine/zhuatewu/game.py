@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from engine.cards import DECK_54, RA, rank_of
 from engine.climbing import ClimbingGame, carried_seat
 from engine.errors import MoveError
-from engine.readings import Reading
+from engine.readings import ZHUATEWU, Reading, Vocabulary
 from engine.zhuatewu.rules import ZRules, beats, classify
 
 SPY = "spy"
@@ -125,6 +125,11 @@ class ZGame(ClimbingGame):
         return self.players == 4 and len(self.spies()) == 1
 
     # ---- the game's rules in the shared trick machinery (Z-4, Z-6, Z-7) --------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """抓特务's type names (Z-4, G-5): 飞机 is 三连."""
+        return ZHUATEWU
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """Z-4 readings."""
         return classify(cards, self.rules)

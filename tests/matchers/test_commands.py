@@ -49,15 +49,15 @@ async def test_open_usage_errors(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局"))
-        expect_group(ctx, "请写明游戏", at=A)
+        expect_group(ctx, "用法：/开局", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 斗地主"))
-        expect_group(ctx, "请写明游戏", "抓特务、挖坑、手把一", at=A)
+        expect_group(ctx, "没有“斗地主”这个游戏", "抓特务、挖坑、手把一", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 手把一 7人"))
         expect_group(ctx, "2–6 人", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务 五人"))
-        expect_group(ctx, "请写明人数", at=A)
+        expect_group(ctx, "抓特务 3 或 4 人", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务"))
-        expect_group(ctx, "请写明人数", at=A)
+        expect_group(ctx, "抓特务 3 或 4 人", at=A)
     assert REGISTRY.get(str(GROUP)) is None
 
 
@@ -212,9 +212,9 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 5"))
-        expect_group(ctx, "要跟2张的对子", at=B)
+        expect_group(ctx, "要跟 2 张的对子", at=B)
         ctx.receive_event(bot, gmsg(B, "出 ♠A"))
-        expect_group(ctx, "要跟2张的对子", at=B)
+        expect_group(ctx, "要跟 2 张的对子", at=B)
     assert engine_json(table) == after_play
     # 66 does not beat 77.
     table.engine.turn = 2

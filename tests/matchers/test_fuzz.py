@@ -59,11 +59,13 @@ from nonebot.message import run_postprocessor
 
 from engine.cards import RANK_NAMES, NotationError, card_name, parse_cards, rank_of, resolve
 from engine.errors import MoveError
-from engine.readings import split_type_hint
+from engine.readings import trailing_type_word
 from engine.zhuatewu.game import CIVILIAN, SPY, ZGame
 from engine.zhuatewu.rules import ZRules
 from plugins.paizhuo import actions
+from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.games.climbing import is_card_text
 from plugins.paizhuo.matchers.play import parse_move
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
@@ -500,8 +502,6 @@ COMMANDS = {
     "看牌": "read", "帮助": "read", "help": "read", "牌桌帮助": "read", "战绩": "read",
     "规则": "read", "设置": "read",
 }
-# How private answers of any game start (抓特务 还 / 明 / 暗, 挖坑 扣): always answered.
-ANSWER_STARTS = ("还", "明", "暗", "扣")
 
 
 def command_of(msg: Message) -> str | None:
@@ -526,19 +526,27 @@ def move_of(text: str) -> tuple[str, str | None] | None:
     if t.lower() in PASS_WORDS:
         return ("pass", None)
     m = re.match(r"^出(?:牌)?\s*(.*)$", t, re.S)
-    return ("play", m.group(1).strip()) if m else None
+    # Chat that merely starts with 出 is no move: the product's own test of card text
+    # (tests/matchers/test_chat_moves.py holds it to its rule).
+    if m is None or not is_card_text(m.group(1)):
+        return None
+    return ("play", m.group(1).strip())
 
 
 def answer_of(text: str) -> str | None:
     """README: private ``还 <牌>`` / ``明`` / ``明牌`` / ``暗`` (and 挖坑's ``扣``): the
-    folded text when it starts like one."""
+    folded text when it is one, well-formed or not (the games' own test, held to its rule
+    by tests/matchers/test_chat_moves.py)."""
     t = unicodedata.normalize("NFKC", text).strip()
-    return t if t.startswith(ANSWER_STARTS) else None
+    if t.startswith("/"):
+        t = t[1:].lstrip()
+    return t if any(adapter.is_answer(t) for adapter in GAMES.values()) else None
 
 
 def looks_like_cards(body: str) -> bool:
+    word = trailing_type_word(body)
     try:
-        parse_cards(split_type_hint(body)[0])
+        parse_cards(body.rstrip()[: -len(word)] if word else body)
     except NotationError:
         return False
     return True
@@ -635,7 +643,7 @@ def expect(event: GroupMessageEvent | PrivateMessageEvent, before: dict) -> Expe
         if table is None or table["engine"] is None or table["status"] == WAITING:
             return Expect("refuse", me, why="/手牌 without a game")
         return Expect("read", why=cmd)
-    if cmd in ("帮助", "help"):
+    if cmd in ("帮助", "help", "牌桌帮助"):
         return Expect("read", why=cmd)
     if unicodedata.normalize("NFKC", text).strip().startswith("/"):
         # Other commands privately: "send it in the group", or nothing.

@@ -40,7 +40,7 @@ async def test_rules_lists_every_setting(app: App) -> None:
         event = gmsg(A, "/规则")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("本群规则", "特务牌：双黑", "带3：关", "大小王成对：关",
-                                        "连牌规则：a", "可选 a / b / c", "连对最少：2", "首出：红桃3",
+                                        "连牌规则：a（a/b/c）", "连对最少：2", "首出：红桃3",
                                         "后续首出：上局头游", "报牌张数：1", "显示张数：关",
                                         "独头规则：a", "明特务：开", "明牌：开", "私聊限时：45"),
                              {"message_id": 1})
@@ -59,7 +59,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
             (A, "admin", "/设置 抓特务 连牌 b", "可设置：特务牌、带3"),
             (A, "admin", "/设置 抓特务 连牌规则 d", "可选：a / b / c"),
             (A, "admin", "/设置 抓特务 报牌张数 9", "可选：0–5"),
-            (A, "admin", "/设置 斗地主 连牌规则 b", "请写明游戏"),
+            (A, "admin", "/设置 斗地主 连牌规则 b", "用法：/设置"),
             (A, "admin", "/设置", "用法"),
             (A, "admin", "/设置 抓特务 连牌规则", "用法"),
         ]:
@@ -84,7 +84,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则 抓特务")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("连牌规则：b（已改）", "带3：开（已改）"), {"message_id": 1})
+        ctx.should_call_send(event, Has("连牌规则：b（a/b/c，已改）", "带3：开（开/关，已改）"), {"message_id": 1})
         event = gmsg(A, "/设置 抓特务 默认", role="admin")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("恢复默认"), {"message_id": 1})

@@ -175,7 +175,9 @@ async def test_deadlines_survive_a_restart(app: App, monkeypatch) -> None:
     REGISTRY.reset()  # "restart": only the database is left
     [restored] = await REGISTRY.restore()
     assert restored.deadline == table.deadline
-    REGISTRY.resumed.clear()  # the restart notice is tested on its own (test_rounds)
+    # Only the deadline is under test here: the repost when a bot connects after a restart
+    # has its own test (test_commands.py).
+    REGISTRY.resumed.clear()
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         monkeypatch.setattr(actions, "any_bot", lambda: bot)

@@ -145,7 +145,7 @@ async def test_wakeng_rules_and_setting(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则 挖坑")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("【挖坑】", "挖坑规则：标准", "可选 标准 / 陕西", "出牌限时：60"),
+        ctx.should_call_send(event, Has("【挖坑】", "挖坑规则：标准（标准/陕西）", "出牌限时：60"),
                              {"message_id": 1})
         event = gmsg(A, "/设置 挖坑 挖坑规则 陕西", role="owner")
         ctx.receive_event(bot, event)

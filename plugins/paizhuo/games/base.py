@@ -16,6 +16,7 @@ from typing import Any
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame
+from engine.readings import Vocabulary
 from engine.settings import Schema
 
 
@@ -60,8 +61,27 @@ class GameAdapter(ABC):
 
     name: str = ""
     schema: Schema
-    answer_prefixes: tuple[str, ...] = ()
-    """How this game's private answers start (e.g. ``还``), so private chat can route them."""
+    vocabularies: tuple[Vocabulary, ...] = ()
+    """The game's hand-type names (G-5), one table per rule set, for /帮助 <游戏>."""
+
+    def help(self) -> str:
+        """``/帮助 <游戏>``: the game's type names, one short line per type."""
+        if not self.vocabularies:
+            return f"【{self.name}】"
+        example = next(row.example for row in self.vocabularies[0].rows if row.kind == "pair_chain")
+        lines = [f"【{self.name}】牌型名写在牌后，例如 {example}"]
+        for vocabulary in self.vocabularies:
+            if len(self.vocabularies) > 1:
+                lines.append(f"〔{vocabulary.title}〕")
+            for row in vocabulary.rows:
+                also = f"（也可写 {'、'.join(row.names[1:])}）" if row.names[1:] else ""
+                lines.append(f"{row.names[0]}{also}")
+        return "\n".join(lines)
+
+    def is_answer(self, text: str) -> bool:
+        """Whether a private message is one of this game's answers (well-formed or not),
+        so private chat can route it; chat that merely starts like one is not."""
+        return False
 
     @abstractmethod
     def parse_size(self, arg: str) -> int:

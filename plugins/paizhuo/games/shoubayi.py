@@ -12,6 +12,7 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.readings import SHOUBAYI
 from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SCHEMA, SRules
 from engine.shoubayi.strategy import BlockingStrategy
@@ -30,6 +31,7 @@ class ShoubayiAdapter(ClimbingAdapter):
 
     name = "手把一"
     schema = with_common(SCHEMA)
+    vocabularies = (SHOUBAYI,)
     engine_type = SGame
     simple_strategy = BlockingStrategy()
 
@@ -40,7 +42,7 @@ class ShoubayiAdapter(ClimbingAdapter):
             return 0
         m = SIZE_RE.match(t)
         if m is None:
-            raise UsageError("用法：/开局 手把一 4人（2–6 人，坐满开始），或 /开局 手把一 后由开局人 /开始")
+            raise UsageError("手把一 2–6 人：/开局 手把一 4人（坐满开始），或 /开局 手把一 后由开局人 /开始")
         return CN.get(m.group(1)) or int(m.group(1))
 
     def max_seats(self, settings: dict) -> int:

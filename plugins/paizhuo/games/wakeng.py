@@ -1,5 +1,5 @@
 """挖坑 in the chat: bidding in the group (``叫 2`` / ``不叫``), the digger's private bury
-(``扣 <4张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
+(``扣 <4 张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
 The buried and bottom cards stay hidden until the end (W-3)."""
 
 from __future__ import annotations
@@ -15,16 +15,18 @@ from engine.cards import CardsNotHeld, NotationError, format_cards, parse_cards,
 from engine.climbing import carried_seat
 from engine.computer import SCORE_RANKS, choose_bid, choose_bury
 from engine.errors import MoveError
+from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
 from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, at, signed
+from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
-BID_RE = re.compile(r"^叫\s*(\d+|[一二三四五])\s*分?$")
-NO_BID = {"不叫", "不叫了", "pass叫"}
-CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
+BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
+NO_BID = {"不叫", "不叫了", "不叫分", "pass叫"}
+CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+BID_USAGE = "叫分请写：叫 1 / 叫 2 / 叫 3 / 不叫"
 RESULT_TEXT = {"win": "胜", "loss": "负"}
 HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
 
@@ -34,8 +36,8 @@ class WakengAdapter(ClimbingAdapter):
 
     name = "挖坑"
     schema = with_common(SCHEMA)
+    vocabularies = (WAKENG, WAKENG_SHAANXI)
     engine_type = WGame
-    answer_prefixes = ("扣",)
 
     def parse_size(self, arg: str) -> int:
         """挖坑 is always 3 players (W-1); ``三人`` / ``3`` or nothing."""
@@ -52,23 +54,33 @@ class WakengAdapter(ClimbingAdapter):
 
     # ---- commands ----------------------------------------------------------------------------
     def parse_command(self, text: str) -> tuple[str, str | None] | None:
-        """``叫 2`` / ``叫2`` / ``叫二`` → ``("bid", "2")``; ``不叫`` → ``("bid", "0")``;
-        otherwise ``出`` / ``过``."""
+        """``叫 2`` / ``叫2`` / ``叫二`` / ``叫2分`` / ``叫分 2`` / ``叫 两分`` → ``("bid", "2")``;
+        ``不叫`` → ``("bid", "0")``; ``叫`` / ``叫分`` alone → ``("bid", "")`` (answered with
+        the usage); ``扣 <牌>`` → ``("bury", None)`` (answered: privately); otherwise
+        ``出`` / ``过``. Chat that merely starts with 叫 or 扣 is ``None``."""
         t = unicodedata.normalize("NFKC", text).strip()
         if t in NO_BID:
             return ("bid", "0")
         m = BID_RE.match(t)
         if m:
-            return ("bid", str(CN_DIGITS.get(m.group(1), m.group(1)))[:3])
-        if t.startswith("扣"):
+            amount = m.group(1) or ""
+            return ("bid", str(CN_DIGITS.get(amount, amount))[:3])
+        if t.startswith("扣") and t[1:].strip() and is_card_text(t[1:]):
             return ("bury", None)
         return super().parse_command(t)
 
+    def is_answer(self, text: str) -> bool:
+        """``扣 <牌>`` (W-3), also mistyped; not chat that merely starts with 扣."""
+        t = unicodedata.normalize("NFKC", text).strip()
+        return t.startswith("扣") and is_card_text(t[1:])
+
     def act(self, game: WGame, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
         if kind == "bury":
-            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4张牌>，不要在群里发。")
+            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4 张牌>，不要在群里发。")
         if kind == "bid":
-            game.place_bid(seat, int(arg or 0))
+            if not arg:
+                raise MoveError("bid_usage", BID_USAGE)
+            game.place_bid(seat, int(arg))
             return self._after_bid(game, seats, seat)
         if game.phase == "bid":
             raise MoveError("not_playing", "现在是叫分：叫 1 / 叫 2 / 叫 3 / 不叫")
@@ -129,7 +141,7 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"{line}\n{digger} 当挖坑者，{game.bid} 分{note}。等 {digger} 私聊扣底"
                 f"（限时 {game.rules.prompt_seconds} 秒）。"),
-            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4张牌>，例如 扣 3456。"
+            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4 张牌>，例如 扣 3456。"
                 f"扣完拿到 4 张底牌。{game.rules.prompt_seconds} 秒内不回复自动扣最小的 4 张。\n"
                 f"你的手牌：{self.cards(game, game.hands[game.digger])}", game.digger),
         ]
@@ -145,7 +157,7 @@ class WakengAdapter(ClimbingAdapter):
 
     def reminder(self, game: WGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "bury" and seat == game.digger:
-            return "请扣 4 张牌：私聊回复 扣 <4张牌>。"
+            return "请扣 4 张牌：私聊回复 扣 <4 张牌>。"
         return ""
 
     # ---- flows -----------------------------------------------------------------------------------
@@ -168,7 +180,7 @@ class WakengAdapter(ClimbingAdapter):
         try:
             cards = resolve(parse_cards(t[1:]), game.hands[seat])
         except NotationError as err:
-            raise MoveError("notation", f"{err}。请回复：扣 <4张牌>，例如 扣 3456") from None
+            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 扣 3456") from None
         except CardsNotHeld as err:
             raise MoveError("not_held", str(err)) from None
         game.bury(seat, cards)

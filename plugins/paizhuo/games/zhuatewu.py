@@ -14,11 +14,12 @@ from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, p
 from engine.climbing import Move
 from engine.computer import choose_declare, choose_return
 from engine.errors import MoveError
+from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
 from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
+from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
@@ -32,14 +33,22 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     name = "抓特务"
     schema = with_common(SCHEMA)
+    vocabularies = (ZHUATEWU,)
     engine_type = ZGame
-    answer_prefixes = ("还", "明", "暗")
+
+    def is_answer(self, text: str) -> bool:
+        """``还 <牌>`` (Z-8), also mistyped; ``明`` / ``明牌`` / ``暗`` (Z-9) with at most two
+        stray characters (``明！``, ``暗吧``). Not chat that merely starts with 还."""
+        t = unicodedata.normalize("NFKC", text).strip()
+        if t.startswith("还"):
+            return is_card_text(t[1:])
+        return t[:1] in ("明", "暗") and len(t) <= 3 and not any(ch.isspace() for ch in t)
 
     def parse_size(self, arg: str) -> int:
         """``三人`` / ``四人`` / ``3`` / ``4`` / ``3人`` / ``4人`` → 3 or 4 (Z-1)."""
         size = SIZES.get(unicodedata.normalize("NFKC", arg).strip())
         if size is None:
-            raise UsageError("请写明人数：/开局 抓特务 三人 或 /开局 抓特务 四人")
+            raise UsageError("抓特务 3 或 4 人：/开局 抓特务 三人 或 /开局 抓特务 四人")
         return size
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> ZGame:
@@ -150,6 +159,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if move.cards and move.seat in game.open_seats() and game.hands[move.seat]:
             return [f"{seats[move.seat].name}（明牌）手牌：{self.cards(game, game.hands[move.seat])}"]
         return []
+
+    def shows_counts(self, game: ZGame) -> bool:
+        """Z-6 显示张数."""
+        return game.rules.show_counts
 
     def counts_line(self, game: ZGame, seats: list[SeatView]) -> str | None:
         """Z-6 显示张数."""

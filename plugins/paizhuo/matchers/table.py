@@ -8,7 +8,7 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
 from plugins.paizhuo import actions
-from plugins.paizhuo.matchers.depends import display_name, is_manager
+from plugins.paizhuo.matchers.depends import display_name, is_manager, wrong_args
 
 open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
 join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)
@@ -30,37 +30,51 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 
 @join_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "加入"):
+        return
     await actions.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
 
 
 @leave_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "退出"):
+        return
     await actions.leave_table(bot, str(event.group_id), str(event.user_id))
 
 
 @end_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "结束"):
+        return
     await actions.end_table(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
 
 
 @table_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "牌桌"):
+        return
     await actions.show_table(bot, str(event.group_id), str(event.user_id))
 
 
 @continue_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "继续"):
+        return
     await actions.continue_table(bot, str(event.group_id), str(event.user_id))
 
 
 @auto_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "托管"):
+        return
     await actions.toggle_auto(bot, str(event.group_id), str(event.user_id))
 
 
 @start_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "开始"):
+        return
     await actions.start_now(bot, str(event.group_id), str(event.user_id))
 
 
