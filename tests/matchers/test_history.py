@@ -1,0 +1,93 @@
+"""/排行, /战绩 (history), /对局 and the command namespace through the real NoneBot pipeline."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chat_support import GROUP, Has, gmsg, make_bot
+from nonebot.adapters.onebot.v11 import ActionFailed
+from nonebug import App
+
+from db import FinishedGame, FinishedPlayer
+from plugins.paizhuo.tables import REGISTRY
+
+_uids = iter(range(10**6))
+
+
+async def finish(players: list[tuple[int, str, int]], game: str = "抓特务",
+                 ended: datetime | None = None, group: int = GROUP) -> None:
+    """Archive a game: ``players`` as (user, result, points)."""
+    ended = ended or datetime.now(UTC)
+    await REGISTRY.require_store().finish_game(FinishedGame(
+        uid=f"t{next(_uids)}", game=game, group_id=str(group), started_at=ended - timedelta(minutes=5),
+        ended_at=ended, settings={}, summary={},
+        players=[FinishedPlayer(str(u), i + 1, "平民", i + 1, r, p)  # type: ignore[arg-type]
+                 for i, (u, r, p) in enumerate(players)]))
+
+
+MEMBERS = [{"user_id": 101, "card": "阿甲", "nickname": "a"},
+           {"user_id": 102, "card": "", "nickname": "老乙"}]
+
+
+async def test_board_defaults_to_the_most_played_game_and_names_members(app: App) -> None:
+    for _ in range(3):
+        await finish([(101, "win", 2), (102, "loss", -1), (103, "loss", -1)])
+    await finish([(104, "win", 9)], game="挖坑")
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(102, "/排行"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, MEMBERS)
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "【抓特务排行·总榜】", "1. 阿甲 +6（3 局，胜率 100%）", "2. 老乙 -3（3 局，胜率 0%）",
+            "3. 103 -3")}, {"message_id": 1})
+
+
+async def test_board_period_game_minimum_and_failed_member_list(app: App) -> None:
+    old = datetime.now(UTC) - timedelta(days=40)
+    await finish([(101, "win", 6), (102, "loss", -6)], game="挖坑", ended=old)
+    await finish([(102, "win", 2), (103, "loss", -2)], game="挖坑")
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(101, "/排行 本月 挖坑"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, None,
+                            exception=ActionFailed(status="failed", retcode=1200))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "【挖坑排行·本月】", "至少 3 局上榜", "还没有人上榜", "你在这段时间还没有打过")},
+            {"message_id": 1})
+        event = gmsg(102, "/设置 挖坑 上榜局数 1", role="admin")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has("上榜局数 已设为 1"), {"message_id": 2})
+        ctx.receive_event(bot, gmsg(101, "/排行 挖坑 本月"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "1. 102 +2", "2. 103 -2", "你在这段时间还没有打过", without=("101",))},
+            {"message_id": 3})
+        ctx.receive_event(bot, gmsg(101, "/排行 挖坑 总"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "1. 101 +6", "2. 102 -4")}, {"message_id": 4})
+
+
+async def test_board_refuses_unknown_words_and_empty_groups(app: App) -> None:
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(101, "/排行"))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "还没有打完的牌局", at=101)}, {"message_id": 1})
+        ctx.receive_event(bot, gmsg(101, "/排行 斗地主"))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "用法：/排行 [游戏] [本周|本月|总]", at=101)}, {"message_id": 2})
+
+
+async def test_board_shows_the_caller_below_the_top_ten(app: App) -> None:
+    await REGISTRY.require_store().set_settings(str(GROUP), "抓特务", {"board_min_games": 1})
+    for i in range(12):
+        await finish([(200 + i, "win", 20 - i), (300, "loss", -(20 - i))])
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(211, "/排行"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "1. 200 +20", "10. 209 +11", "共 13 人上榜", "你：12. 211 +9", without=("210",))},
+            {"message_id": 1})
+
