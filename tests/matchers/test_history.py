@@ -91,3 +91,16 @@ async def test_board_shows_the_caller_below_the_top_ten(app: App) -> None:
             "1. 200 +20", "10. 209 +11", "共 13 人上榜", "你：12. 211 +9", without=("210",))},
             {"message_id": 1})
 
+
+async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
+    t0 = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)
+    for i, (r, p) in enumerate([("loss", -4), ("win", 6), ("win", 1)]):
+        await finish([(101, r, p), (102, "draw", 0)], ended=t0 + timedelta(minutes=i))
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        event = gmsg(101, "/战绩")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has(
+            "抓特务：3 局，胜 2 平 0 负 1", "当前：2 连胜", "最好一局：第 2 局 抓特务 +6",
+            "最差一局：第 1 局 抓特务 -4", "最近 3 局：", "第 3 局 11-30 12:02 抓特务 平民 第1名 胜 +1",
+            "第 1 局 11-30 12:00 抓特务 平民 第1名 负 -4"), {"message_id": 1})
