@@ -198,10 +198,11 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     (before anything is sent) and return the messages with the end message added."""
     adapter = table.adapter
     if table.playing and adapter.is_over(table.engine):
-        await REGISTRY.record_finished(table)
-        log_event(table, "finished")
+        number = await REGISTRY.record_finished(table)
+        log_event(table, "finished", number=number)
+        replay = f"\n本群第 {number} 局，/对局 {number} 查看复盘。" if number else ""
         outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
-            "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
+            f"{replay}\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
     else:
         table.rearm()
         await REGISTRY.save(table)
@@ -425,11 +426,17 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         if REGISTRY.get(group_id) is not table:
             return [reply(group_id, user_id, "本群没有牌桌。")]
         unscored = table.playing
+        number = None
         async with REGISTRY.guard:
-            await REGISTRY.close(table)
+            if unscored:
+                number = await REGISTRY.record_void(table)
+            else:
+                await REGISTRY.close(table)
         schedule(table)
-        log_event(table, "end", by=user_id)
+        log_event(table, "end", by=user_id, void_number=number)
         note = "，本局不计分" if unscored else ""
+        if number:
+            note += f"，记为第 {number} 局（作废），/对局 {number} 可看全部手牌"
         return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
 
     await run_locked(bot, table, change)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import datetime
+from typing import Any
 
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
@@ -22,8 +23,10 @@ from db.history import (
     period_start,
 )
 from db.store import Store
-from plugins.paizhuo.games import GAMES, find_game
-from plugins.paizhuo.games.base import UsageError
+from engine.cards import card_name
+from plugins.paizhuo.games import GAMES, GameAdapter, find_game
+from plugins.paizhuo.games.base import SeatView, UsageError
+from plugins.paizhuo.replay import Step, engine_of, run
 from plugins.paizhuo.tables import now_utc
 
 PERIOD_TEXT = {"all": "总榜", "week": "本周", "month": "本月"}
@@ -156,8 +159,138 @@ def games_list_text(entries: list[GameEntry], names: dict[str, str]) -> str:
         if e.void:
             lines.append(f"第 {e.number} 局 {local_date(e.ended_at)} {e.game}（作废，不计分）")
             continue
-        winners = [names.get(u, u) for u, _seat, _role, _place, result, _pts in e.players
-                   if result == "win"]
+        seats = entry_seats(e, names)
+        winners = [seats[seat - 1].name if seat - 1 < len(seats) else u
+                   for u, seat, _role, _place, result, _pts in e.players if result == "win"]
         outcome = "胜：" + "、".join(winners) if winners else "平局"
         lines.append(f"第 {e.number} 局 {local_date(e.ended_at)} {e.game} {len(e.players)} 人，{outcome}")
+    return "\n".join(lines)
+
+
+# ---- /对局 N: one game's record and replay (复盘) ---------------------------------------------
+def entry_seats(entry: GameEntry, names: dict[str, str]) -> list[SeatView]:
+    """The seats of a game record with the names they had then (else the group's current
+    names, else QQ numbers)."""
+    users = (entry.summary.get("users")
+             or [u for u, *_ in sorted(entry.players, key=lambda p: p[1])])
+    saved = entry.summary.get("names") or []
+    return [SeatView(u, clean_name(saved[i]) if i < len(saved) and saved[i] else names.get(u, u))
+            for i, u in enumerate(users)]
+
+
+def changed_settings(adapter: GameAdapter, settings: dict) -> list[str]:
+    """``名称 值`` of every setting the game was played with that differs from its default."""
+    return [f"{s.name} {s.show(settings[s.field])}" for s in adapter.schema.settings
+            if s.field in settings and settings[s.field] != s.default]
+
+
+def _dealt_hands(game: Any) -> list[list[int]]:
+    """Each hand as dealt (抓特务: before the tribute was given, Z-8)."""
+    hands = [list(h) for h in game.hands]
+    for e in getattr(game, "exchanges", []):
+        given = set(e["given"])
+        hands[e["receiver"]] = [c for c in hands[e["receiver"]] if c not in given]
+        hands[e["giver"]] = sorted(hands[e["giver"]] + e["given"])
+    return hands
+
+
+def _deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
+    lines = ["发牌："]
+    roles = []
+    for s in range(game.players):
+        if adapter.name == "抓特务":
+            roles.append("特务" if final.roles[s] == "spy" else "平民")
+        elif adapter.name == "挖坑" and final.digger is not None:
+            roles.append("挖坑者" if s == final.digger else "农民")
+        else:
+            roles.append("")
+    for s, hand in enumerate(_dealt_hands(game)):
+        role = f"（{roles[s]}）" if roles[s] else ""
+        lines.append(f"{s + 1}.{seats[s].name}{role}：{adapter.cards(game, hand)}")
+    if adapter.name == "抓特务":
+        lines.append(f"庄家：{seats[game.dealer].name}；特务牌："
+                     + "、".join(card_name(c) for c in game.spy_cards))
+        for e in game.exchanges:
+            lines.append(f"进贡：{seats[e['giver']].name} → {seats[e['receiver']].name} "
+                         f"{adapter.cards(game, e['given'])}")
+    elif adapter.name == "挖坑":
+        lines.append(f"底牌：{adapter.cards(game, game.bottom)}")
+    elif getattr(game, "aside", None):
+        lines.append(f"藏牌（不看）：{adapter.cards(game, game.aside)}")
+    return lines
+
+
+def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView]) -> list[str]:
+    lines: list[str] = []
+    trick: list[str] = []
+    tricks = 0
+    for step in steps:
+        kind, seat = step.event[0], int(step.event[1])
+        name = seats[seat].name
+        before = step.before
+        if kind == "return":
+            exchange = before.next_return(seat)
+            giver = seats[exchange["giver"]].name if exchange else "?"
+            lines.append(f"还贡：{name} → {giver} {adapter.cards(before, step.event[2])}")
+        elif kind == "declare":
+            lines.append(f"{name} 选择：{step.event[2]}")
+        elif kind == "bid":
+            amount = int(step.event[2])
+            lines.append(f"{name} {'不叫' if amount == 0 else f'叫 {amount} 分'}")
+        elif kind == "bury":
+            lines.append(f"{name} 扣底：{adapter.cards(before, step.event[2])}")
+        elif step.move is not None:
+            move = step.move
+            if move.reading is not None:
+                part = f"{name} {adapter.play_cards(before, move.cards, move.reading)}"
+                if move.place is not None:
+                    part += f"（第 {move.place} 名）"
+            else:
+                part = f"{name} 过"
+            trick.append(part)
+            if move.trick_won is not None or move.over:
+                tricks += 1
+                end = ""
+                if move.trick_won is not None:
+                    end = f" → {seats[move.trick_won].name} 拿下" + ("，下家接风" if move.jiefeng else "")
+                lines.append(f"第 {tricks} 轮：" + "｜".join(trick) + end)
+                trick = []
+    if trick:
+        lines.append(f"第 {tricks + 1} 轮：" + "｜".join(trick) + "（未打完）")
+    return lines
+
+
+def replay_text(entry: GameEntry, names: dict[str, str]) -> str:
+    """``/对局 N``: the players, the settings that differed from the defaults, every hand
+    as dealt, the bottom / buried cards / tribute, every move in order, then the result.
+    Only archived games are shown, so nothing hidden remains (a void one is marked)."""
+    adapter = GAMES.get(entry.game)
+    seats = entry_seats(entry, names)
+    void = "（作废：牌局中途 /结束，不计分）" if entry.void else ""
+    lines = [f"【第 {entry.number} 局】{entry.game} {len(seats)} 人 · {local_date(entry.ended_at)}{void}",
+             "座次：" + " ".join(f"{i + 1}.{s.name}" for i, s in enumerate(seats))]
+    if adapter is None:
+        return "\n".join([*lines, "这个游戏现在不能复盘。"])
+    changed = changed_settings(adapter, entry.settings)
+    lines.append("规则：" + ("，".join(changed) + "（其余默认）" if changed else "默认"))
+    replay = entry.summary.get("replay")
+    rebuilt = None
+    if replay:
+        try:
+            rebuilt = run(engine_of(adapter), replay)
+        except Exception as err:  # noqa: BLE001 - an unreadable replay still shows the result
+            logger.warning(f"replay of game {entry.uid} cannot be re-run: {err!r}")
+    if rebuilt is None:
+        lines.append("这局的记录没有保存发牌和出牌（较早的记录），只有结果：")
+        lines += [f"{seats[seat - 1].name if seat - 1 < len(seats) else user} {role}"
+                  + (f" 第{place}名" if place else "") + f" {RESULT_TEXT.get(result, result)} {signed(points)}"
+                  for user, seat, role, place, result, points in entry.players]
+        return "\n".join(lines)
+    lines += _deal_lines(adapter, rebuilt.dealt, rebuilt.final, seats)
+    lines.append("过程：")
+    lines += _event_lines(adapter, rebuilt.steps, seats)
+    if entry.void or not adapter.is_over(rebuilt.final):
+        lines.append("结果：作废，不计分。")
+    else:
+        lines.append(adapter.end(rebuilt.final, seats).extract_plain_text())
     return "\n".join(lines)

@@ -104,3 +104,87 @@ async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
             "抓特务：3 局，胜 2 平 0 负 1", "当前：2 连胜", "最好一局：第 2 局 抓特务 +6",
             "最差一局：第 1 局 抓特务 -4", "最近 3 局：", "第 3 局 11-30 12:02 抓特务 平民 第1名 胜 +1",
             "第 1 局 11-30 12:00 抓特务 平民 第1名 负 -4"), {"message_id": 1})
+
+
+# ---- game records and replays ------------------------------------------------------------------
+def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
+    """A table whose game was really dealt and played (by the engine) until ``moves_left``
+    plays and passes remain, or to the last move when ``moves_left`` is 1."""
+    import copy
+
+    from chat_support import A, B, C
+
+    from plugins.paizhuo.games import GAMES
+    from plugins.paizhuo.games.base import SeatView
+    from plugins.paizhuo.tables import PLAYING, Table, now_utc
+
+    adapter = GAMES[game_name]
+    seats = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)]
+    game = adapter.new_game(3, adapter.schema.clean({}), seed, None)
+    played = 0
+    while True:
+        if adapter.prompt_seconds(game):
+            adapter.timeout(game, seats)
+            continue
+        seat = adapter.acting_seat(game)
+        if game_name == "挖坑" and game.phase == "bid":
+            adapter.act(game, seats, seat, "bid", str(game.bid_options(seat)[-1]))
+            continue
+        trial = copy.deepcopy(game)
+        adapter.auto_move(trial, seats, seat, "托管")
+        played += 1
+        if trial.over or (moves_left > 1 and played >= moves_left):
+            break
+        game = trial
+    table = Table(group_id=str(GROUP), game=game_name, size=3, opener=str(A), seats=seats,
+                  settings=adapter.schema.clean({}), created_at=now_utc(), started_at=now_utc(),
+                  uid=f"real-{seed}", engine=game, status=PLAYING)
+    REGISTRY.add(table)
+    return table, trial
+
+
+async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) -> None:
+    from chat_support import expect_group, expect_private
+
+    await finish([(101, "win", 1)])  # an older record: 第 1 局, saved without a replay
+    table, last = dealt_table("挖坑", 11, 1)
+    await REGISTRY.save(table)
+    seat, cards = last.log[-1]
+    user = int(table.seats[seat].user_id)
+    notation = table.adapter.cards(last, cards)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(user, f"出 {notation}"))
+        expect_group(ctx, "本局结束", "本群第 2 局，/对局 2 查看复盘", "/继续")
+        expect_private(ctx, user, "出完")
+        ctx.receive_event(bot, gmsg(102, "/对局"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, "【本群最近的对局】", "第 2 局", "挖坑 3 人，胜：", "第 1 局")
+        ctx.receive_event(bot, gmsg(102, "/对局 2"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, "【第 2 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.玩家103", "规则：默认",
+                     "发牌：", "底牌：", "叫 3 分", "扣底：", "第 1 轮：", f"玩家{user} {notation}",
+                     "本局结束")
+        ctx.receive_event(bot, gmsg(102, "/对局 第1局"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, "【第 1 局】抓特务", "没有保存发牌和出牌", "101 平民 第1名 胜 +1")
+        ctx.receive_event(bot, gmsg(102, "/对局 9"))
+        expect_group(ctx, "本群没有第 9 局", at=102)
+        ctx.receive_event(bot, gmsg(102, "/对局 最好的那局"))
+        expect_group(ctx, "用法：/对局", at=102)
+
+
+async def test_a_game_closed_with_end_is_kept_as_a_void_record(app: App) -> None:
+    from chat_support import A, expect_group
+
+    table, _ = dealt_table("挖坑", 5, 6)
+    await REGISTRY.save(table)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/结束"))
+        expect_group(ctx, "牌桌已关闭", "本局不计分", "记为第 1 局（作废）")
+        ctx.receive_event(bot, gmsg(A, "/对局 1"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, "【第 1 局】挖坑 3 人", "作废", "发牌：", "第 1 轮：", "结果：作废，不计分。")
+    assert await REGISTRY.require_store().player_stats(str(GROUP), str(A)) == []
+    assert await REGISTRY.require_store().load_live() == {}
