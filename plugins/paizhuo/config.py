@@ -11,12 +11,15 @@ class Config(BaseModel):
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``SEND_INTERVAL`` — least seconds between two messages of one bot account (QQ rate
     limits, 风控); ``SEND_RETRIES`` — tries of a failed group message before it is logged
-    and dropped."""
+    and dropped. ``PAIZHUO_BARE_COMMANDS`` — which command words are answered without the
+    ``/牌桌`` namespace (``all`` by default; e.g. ``all,-帮助,-help``; see
+    ``matchers/namespace.py``)."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     deal_seed: int | None = None
     send_interval: float = 0.3
     send_retries: int = 3
+    paizhuo_bare_commands: str = "all"
 
     @field_validator("deal_seed", mode="before")
     @classmethod

@@ -188,3 +188,75 @@ async def test_a_game_closed_with_end_is_kept_as_a_void_record(app: App) -> None
         expect_group(ctx, "【第 1 局】挖坑 3 人", "作废", "发牌：", "第 1 轮：", "结果：作废，不计分。")
     assert await REGISTRY.require_store().player_stats(str(GROUP), str(A)) == []
     assert await REGISTRY.require_store().load_live() == {}
+
+
+# ---- living beside other plugins: /牌桌 <命令> and bare command words ---------------------------
+def inner(event, text: str):
+    """The event as the namespace hands it on: ``/牌桌 帮助`` read as ``/帮助``."""
+    from nonebot.adapters.onebot.v11 import Message
+
+    message = Message(text)
+    return event.model_copy(update={"message": message, "original_message": message,
+                                    "raw_message": str(message)})
+
+
+async def test_every_command_works_under_the_namespace(app: App) -> None:
+    from chat_support import A, expect_friends, expect_group, expect_private, pmsg
+
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        event = gmsg(A, "/牌桌 帮助")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(inner(event, "/帮助"), Has("【牌桌 bot】"), {"message_id": 1})
+        ctx.receive_event(bot, gmsg(A, "/牌桌"))
+        expect_group(ctx, "本群还没有牌桌", at=A)
+        ctx.receive_event(bot, gmsg(A, "/牌桌 开局 抓特务 三人"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌抓特务（3 人）")
+        ctx.receive_event(bot, gmsg(A, "/牌桌 牌桌"))
+        expect_group(ctx, "等人入座", "1/3")
+        ctx.receive_event(bot, gmsg(A, "/牌桌 对局"))
+        expect_group(ctx, "本群还没有对局记录")
+        ctx.receive_event(bot, pmsg(A, "/牌桌 手牌"))
+        expect_private(ctx, A, "没有进行中的牌局")
+        ctx.receive_event(bot, pmsg(A, "/牌桌 开局 抓特务"))
+        expect_private(ctx, A, "这个命令请在群里发送")
+
+
+async def test_bare_words_left_to_other_plugins(app: App) -> None:
+    import nonebot
+    from chat_support import A, expect_group
+    from nonebot import on_command
+
+    config = nonebot.get_driver().config
+    config.paizhuo_bare_commands = "all, -帮助 -help，-结束"
+    other_help = on_command("帮助", aliases={"help"}, priority=20, block=True)
+
+    @other_help.handle()
+    async def _() -> None:
+        await other_help.finish("别的插件的帮助")
+
+    try:
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            for text in ("/帮助", "/help"):
+                event = gmsg(A, text)
+                ctx.receive_event(bot, event)
+                ctx.should_call_send(event, "别的插件的帮助", {"message_id": 1})
+            event = gmsg(A, "/牌桌 帮助")
+            ctx.receive_event(bot, event)
+            ctx.should_call_send(inner(event, "/帮助"), Has("【牌桌 bot】"), {"message_id": 2})
+            ctx.receive_event(bot, gmsg(A, "/结束"))  # nobody answers it here
+            ctx.receive_event(bot, gmsg(A, "/牌桌 结束"))
+            expect_group(ctx, "本群没有牌桌", at=A)
+            ctx.receive_event(bot, gmsg(A, "/排行"))  # still answered bare
+            expect_group(ctx, "还没有打完的牌局", at=A)
+        config.paizhuo_bare_commands = "none"
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "/排行"))
+            ctx.receive_event(bot, gmsg(A, "/牌桌"))  # the namespace itself always answers
+            expect_group(ctx, "本群还没有牌桌", at=A)
+    finally:
+        config.paizhuo_bare_commands = "all"
+        other_help.destroy()
