@@ -99,7 +99,8 @@ def _log_sink(message: Any) -> None:
 
 
 # ---- a bot whose API calls are recorded ------------------------------------------------------
-SEND_APIS = ("send_group_msg", "send_private_msg", "send_msg")
+SEND_APIS = ("send_group_msg", "send_private_msg", "send_msg", "send_group_forward_msg",
+             "send_private_forward_msg")
 
 
 class Recorder:
@@ -132,9 +133,12 @@ class Recorder:
         for api, data in self.calls:
             if api not in SEND_APIS:
                 continue
-            kind = data.get("message_type") or ("group" if api == "send_group_msg" else "private")
+            kind = data.get("message_type") or ("group" if api.startswith("send_group") else "private")
             target = data["group_id"] if kind == "group" else data["user_id"]
-            msg = data["message"]
+            msg = data.get("message")
+            if msg is None:  # a merged-forward message: its nodes' text, one message
+                msg = Message("\n".join(Message(node.data["content"]).extract_plain_text()
+                                        for node in Message(data["messages"])))
             out.append((kind, int(target), msg if isinstance(msg, Message) else Message(msg)))
         return out
 
@@ -634,7 +638,7 @@ def expect(event: GroupMessageEvent | PrivateMessageEvent, before: dict) -> Expe
         if table is None or table["engine"] is None or table["status"] == WAITING:
             return Expect("refuse", me, why="/手牌 without a game")
         return Expect("read", why=cmd)
-    if cmd in ("帮助", "help"):
+    if cmd in ("帮助", "help", "牌桌帮助"):
         return Expect("read", why=cmd)
     if unicodedata.normalize("NFKC", text).strip().startswith("/"):
         # Other commands privately: "send it in the group", or nothing.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chat_support import GROUP, Has, gmsg, make_bot
+from chat_support import GROUP, Has, expect_group, gmsg, make_bot
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
 
@@ -144,7 +144,7 @@ def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
 
 
 async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) -> None:
-    from chat_support import expect_group, expect_private
+    from chat_support import expect_forward, expect_group, expect_private
 
     await finish([(101, "win", 1)])  # an older record: 第 1 局, saved without a replay
     table, last = dealt_table("挖坑", 11, 1)
@@ -162,11 +162,13 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
         expect_group(ctx, "【本群最近的对局】", "第 2 局", "挖坑 3 人，胜：", "第 1 局")
         ctx.receive_event(bot, gmsg(102, "/对局 2"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
-        expect_group(ctx, "【第 2 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.玩家103", "规则：默认",
+        expect_forward(ctx, "【第 2 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.玩家103", "规则：默认",
                      "发牌：", "底牌：", "叫 3 分", "扣底：", "第 1 轮：", f"玩家{user} {notation}",
                      "本局结束")
         ctx.receive_event(bot, gmsg(102, "/对局 第1局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_forward(ctx, "【第 1 局】抓特务", "没有保存发牌和出牌", "101 平民 第1名 胜 +1",
+                       fail=True)  # the OneBot implementation has no forward messages
         expect_group(ctx, "【第 1 局】抓特务", "没有保存发牌和出牌", "101 平民 第1名 胜 +1")
         ctx.receive_event(bot, gmsg(102, "/对局 9"))
         expect_group(ctx, "本群没有第 9 局", at=102)
@@ -175,7 +177,7 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
 
 
 async def test_a_game_closed_with_end_is_kept_as_a_void_record(app: App) -> None:
-    from chat_support import A, expect_group
+    from chat_support import A, expect_forward, expect_group
 
     table, _ = dealt_table("挖坑", 5, 6)
     await REGISTRY.save(table)
@@ -185,29 +187,19 @@ async def test_a_game_closed_with_end_is_kept_as_a_void_record(app: App) -> None
         expect_group(ctx, "牌桌已关闭", "本局不计分", "记为第 1 局（作废）")
         ctx.receive_event(bot, gmsg(A, "/对局 1"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
-        expect_group(ctx, "【第 1 局】挖坑 3 人", "作废", "发牌：", "第 1 轮：", "结果：作废，不计分。")
+        expect_forward(ctx, "【第 1 局】挖坑 3 人", "作废", "发牌：", "第 1 轮：", "结果：作废，不计分。")
     assert await REGISTRY.require_store().player_stats(str(GROUP), str(A)) == []
     assert await REGISTRY.require_store().load_live() == {}
 
 
 # ---- living beside other plugins: /牌桌 <命令> and bare command words ---------------------------
-def inner(event, text: str):
-    """The event as the namespace hands it on: ``/牌桌 帮助`` read as ``/帮助``."""
-    from nonebot.adapters.onebot.v11 import Message
-
-    message = Message(text)
-    return event.model_copy(update={"message": message, "original_message": message,
-                                    "raw_message": str(message)})
-
-
 async def test_every_command_works_under_the_namespace(app: App) -> None:
-    from chat_support import A, expect_friends, expect_group, expect_private, pmsg
+    from chat_support import A, expect_forward, expect_friends, expect_group, expect_private, pmsg
 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        event = gmsg(A, "/牌桌 帮助")
-        ctx.receive_event(bot, event)
-        ctx.should_call_send(inner(event, "/帮助"), Has("【牌桌 bot】"), {"message_id": 1})
+        ctx.receive_event(bot, gmsg(A, "/牌桌 帮助"))
+        expect_forward(ctx, "【牌桌 bot】")
         ctx.receive_event(bot, gmsg(A, "/牌桌"))
         expect_group(ctx, "本群还没有牌桌", at=A)
         ctx.receive_event(bot, gmsg(A, "/牌桌 开局 抓特务 三人"))
@@ -225,7 +217,7 @@ async def test_every_command_works_under_the_namespace(app: App) -> None:
 
 async def test_bare_words_left_to_other_plugins(app: App) -> None:
     import nonebot
-    from chat_support import A, expect_group
+    from chat_support import A, expect_forward, expect_group
     from nonebot import on_command
 
     config = nonebot.get_driver().config
@@ -243,9 +235,8 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
                 event = gmsg(A, text)
                 ctx.receive_event(bot, event)
                 ctx.should_call_send(event, "别的插件的帮助", {"message_id": 1})
-            event = gmsg(A, "/牌桌 帮助")
-            ctx.receive_event(bot, event)
-            ctx.should_call_send(inner(event, "/帮助"), Has("【牌桌 bot】"), {"message_id": 2})
+            ctx.receive_event(bot, gmsg(A, "/牌桌 帮助"))
+            expect_forward(ctx, "【牌桌 bot】")
             ctx.receive_event(bot, gmsg(A, "/结束"))  # nobody answers it here
             ctx.receive_event(bot, gmsg(A, "/牌桌 结束"))
             expect_group(ctx, "本群没有牌桌", at=A)
@@ -260,3 +251,21 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
     finally:
         config.paizhuo_bare_commands = "all"
         other_help.destroy()
+
+
+async def test_long_texts_go_as_forward_messages_with_a_plain_fallback(app: App) -> None:
+    from chat_support import A, expect_forward, expect_private, pmsg
+
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/帮助"))
+        expect_forward(ctx, "【牌桌 bot】", fail=True)
+        expect_group(ctx, "【牌桌 bot】", "/开局 抓特务", "机器人要私聊发牌")
+        ctx.receive_event(bot, pmsg(A, "/帮助"))
+        expect_forward(ctx, "【牌桌 bot】", user=A)
+        ctx.receive_event(bot, pmsg(A, "/help"))
+        expect_forward(ctx, "【牌桌 bot】", user=A, fail=True)
+        expect_private(ctx, A, "【牌桌 bot】", "记牌")
+        ctx.receive_event(bot, gmsg(A, "/规则 挖坑"))
+        expect_forward(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3", fail=True)
+        expect_group(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3")

@@ -11,6 +11,7 @@ from nonebot.params import CommandArg
 
 from db.history import game_by_number, recent_games
 from plugins.paizhuo import actions
+from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.messaging import deliver, group
 from plugins.paizhuo.records import (
@@ -61,7 +62,8 @@ async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
     if entry is None:
         await deliver(bot, [actions.reply(group_id, user_id, f"本群没有第 {int(arg)} 局。发送 /对局 查看最近的对局。")])
         return
-    await deliver(bot, [group(group_id, replay_text(entry, await member_names(bot, group_id)))])
+    text = replay_text(entry, await member_names(bot, group_id))
+    await deliver(bot, [forward("group", group_id, text)])
 
 
 @games_cmd.handle()

@@ -7,8 +7,9 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, Message
 from nonebot.params import CommandArg
 
 from plugins.paizhuo import actions
+from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.matchers.depends import is_manager
-from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.messaging import deliver, plain
 from plugins.paizhuo.stats import render_stats
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
@@ -25,6 +26,11 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人�
 空格、逗号随意：778899 = 7 7 8 8 9 9 = ７７８８９９；牌后可写牌型名，如 出 999 101010 JJJ 三连。
 机器人要私聊发牌，请先加它为好友。"""
 
+def reply_to(event: GroupMessageEvent, text: str):
+    """A short plain group reply."""
+    return actions.reply(str(event.group_id), str(event.user_id), text)
+
+
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
 help_cmd = on_command("帮助", aliases={"help", "牌桌帮助"}, priority=10, block=True)
 stats_cmd = on_command("战绩", priority=10, block=True)
@@ -33,8 +39,9 @@ set_cmd = on_command("设置", priority=10, block=True)
 
 
 @rules_cmd.handle()
-async def _(event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await rules_cmd.finish(plain(await actions.show_rules(str(event.group_id), args.extract_plain_text())))
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    text = await actions.show_rules(str(event.group_id), args.extract_plain_text())
+    await deliver(bot, [forward_reply(event, text) if "\n" in text else reply_to(event, text)])
 
 
 @set_cmd.handle()
@@ -52,7 +59,7 @@ async def _(bot: Bot, event: MessageEvent) -> None:
 
 @help_cmd.handle()
 async def _(bot: Bot, event: MessageEvent) -> None:
-    await help_cmd.finish(plain(HELP))
+    await deliver(bot, [forward_reply(event, HELP)])
 
 
 @stats_cmd.handle()
