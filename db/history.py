@@ -245,3 +245,22 @@ async def game_number(store: Store, uid: str) -> int | None:
     async with store.engine.connect() as conn:
         return (await conn.execute(select(GameRecord.group_seq)
                                    .where(GameRecord.uid == uid))).scalar()
+
+
+async def points_series(store: Store, group_id: str, user_id: str, limit: int = 30) -> list[int]:
+    """``user_id``'s running points total over their last ``limit`` games in the group,
+    oldest first, starting from the total before those games (for the /战绩 chart)."""
+    pr = PlayerRecord.__table__
+    mine = (pr.c.group_id == group_id, pr.c.user_id == user_id)
+    async with store.engine.connect() as conn:
+        recent = [int(p) for p in (await conn.execute(
+            select(pr.c.points).where(*mine).order_by(pr.c.ended_at.desc(), pr.c.id.desc())
+            .limit(limit))).scalars()]
+        total = int((await conn.execute(
+            select(func.coalesce(func.sum(pr.c.points), 0)).where(*mine))).scalar() or 0)
+    running = total - sum(recent)
+    series = [running]
+    for points in reversed(recent):
+        running += points
+        series.append(running)
+    return series

@@ -23,6 +23,7 @@ from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import Say, SeatView
 from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
+from plugins.paizhuo.pictures import end_summary, picture, pictures_on
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 JOIN_HINT = "发送 /加入 入座"
@@ -203,9 +204,14 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
         replay = f"\n本群第 {number} 局，/对局 {number} 查看复盘。" if number else ""
         outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
             f"{replay}\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
+        if pictures_on():
+            outs.append(end_summary(adapter, table.engine, table.seats, table.group_id, number))
     else:
         table.rearm()
         await REGISTRY.save(table)
+        if table.setting("picture_table") and pictures_on():
+            outs.append(picture("group", table.group_id,
+                                adapter.table(table.engine, table.seats).extract_plain_text()))
     schedule(table)
     return outs
 

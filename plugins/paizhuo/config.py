@@ -13,13 +13,16 @@ class Config(BaseModel):
     limits, 风控); ``SEND_RETRIES`` — tries of a failed group message before it is logged
     and dropped. ``PAIZHUO_BARE_COMMANDS`` — which command words are answered without the
     ``/牌桌`` namespace (``all`` by default; e.g. ``all,-帮助,-help``; see
-    ``matchers/namespace.py``)."""
+    ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
+    end-of-game summary as pictures when a font that renders Chinese is found (default
+    true; ``PAIZHUO_FONT`` names the font file)."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     deal_seed: int | None = None
     send_interval: float = 0.3
     send_retries: int = 3
     paizhuo_bare_commands: str = "all"
+    paizhuo_images: bool = True
 
     @field_validator("deal_seed", mode="before")
     @classmethod

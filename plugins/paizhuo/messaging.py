@@ -34,6 +34,9 @@ class Outgoing:
     forward: list[Message] | None = None
     """When set: sent as one merged-forward message (合并转发) of these nodes, and
     ``message`` (the same text, plain) is sent instead when the OneBot call fails."""
+    image: bytes | None = None
+    """When set: this PNG is sent, and ``message`` (the same content as text) instead
+    when the OneBot call fails."""
 
 
 def plain(text: str | Message) -> Message:
@@ -64,7 +67,7 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
     break (the messages of one action arrive together and in order)."""
     merged: dict[tuple[str, str] | int, Outgoing] = {}
     for i, out in enumerate(outs):
-        if out.forward is not None:
+        if out.forward is not None or out.image is not None:
             merged[i] = out
             continue
         key = (out.kind, out.target)
@@ -114,6 +117,8 @@ class SendQueue:
     async def _send(self, bot: Bot, out: Outgoing) -> None:
         if out.forward is not None and await self._send_forward(bot, out):
             return
+        if out.image is not None and await self._send_image(bot, out):
+            return
         tries = self.retries if out.kind == "group" else 1
         for attempt in range(tries):
             await self._pace()
@@ -148,6 +153,22 @@ class SendQueue:
                 await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
         except Exception as err:  # noqa: BLE001 - not every OneBot implementation has it
             logger.warning(f"forward message failed, sending plain text: {out.kind} {out.target}: {err!r}")
+            return False
+        self.sent += 1
+        return True
+
+
+    async def _send_image(self, bot: Bot, out: Outgoing) -> bool:
+        """One try of a picture; ``False`` when it failed (the caller sends the text)."""
+        await self._pace()
+        picture = Message(MessageSegment.image(out.image or b""))
+        try:
+            if out.kind == "group":
+                await bot.send_group_msg(group_id=int(out.target), message=picture)
+            else:
+                await bot.send_private_msg(user_id=int(out.target), message=picture)
+        except Exception as err:  # noqa: BLE001 - e.g. the implementation cannot upload
+            logger.warning(f"picture failed, sending text: {out.kind} {out.target}: {err!r}")
             return False
         self.sent += 1
         return True

@@ -5,25 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from chat_support import GROUP, Has, expect_group, gmsg, make_bot
+from history_support import dealt_table, finish
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
 
-from db import FinishedGame, FinishedPlayer
 from plugins.paizhuo.tables import REGISTRY
-
-_uids = iter(range(10**6))
-
-
-async def finish(players: list[tuple[int, str, int]], game: str = "抓特务",
-                 ended: datetime | None = None, group: int = GROUP) -> None:
-    """Archive a game: ``players`` as (user, result, points)."""
-    ended = ended or datetime.now(UTC)
-    await REGISTRY.require_store().finish_game(FinishedGame(
-        uid=f"t{next(_uids)}", game=game, group_id=str(group), started_at=ended - timedelta(minutes=5),
-        ended_at=ended, settings={}, summary={},
-        players=[FinishedPlayer(str(u), i + 1, "平民", i + 1, r, p)  # type: ignore[arg-type]
-                 for i, (u, r, p) in enumerate(players)]))
-
 
 MEMBERS = [{"user_id": 101, "card": "阿甲", "nickname": "a"},
            {"user_id": 102, "card": "", "nickname": "老乙"}]
@@ -107,42 +93,6 @@ async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
 
 
 # ---- game records and replays ------------------------------------------------------------------
-def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
-    """A table whose game was really dealt and played (by the engine) until ``moves_left``
-    plays and passes remain, or to the last move when ``moves_left`` is 1."""
-    import copy
-
-    from chat_support import A, B, C
-
-    from plugins.paizhuo.games import GAMES
-    from plugins.paizhuo.games.base import SeatView
-    from plugins.paizhuo.tables import PLAYING, Table, now_utc
-
-    adapter = GAMES[game_name]
-    seats = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)]
-    game = adapter.new_game(3, adapter.schema.clean({}), seed, None)
-    played = 0
-    while True:
-        if adapter.prompt_seconds(game):
-            adapter.timeout(game, seats)
-            continue
-        seat = adapter.acting_seat(game)
-        if game_name == "挖坑" and game.phase == "bid":
-            adapter.act(game, seats, seat, "bid", str(game.bid_options(seat)[-1]))
-            continue
-        trial = copy.deepcopy(game)
-        adapter.auto_move(trial, seats, seat, "托管")
-        played += 1
-        if trial.over or (moves_left > 1 and played >= moves_left):
-            break
-        game = trial
-    table = Table(group_id=str(GROUP), game=game_name, size=3, opener=str(A), seats=seats,
-                  settings=adapter.schema.clean({}), created_at=now_utc(), started_at=now_utc(),
-                  uid=f"real-{seed}", engine=game, status=PLAYING)
-    REGISTRY.add(table)
-    return table, trial
-
-
 async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) -> None:
     from chat_support import expect_forward, expect_group, expect_private
 

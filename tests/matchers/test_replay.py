@@ -4,42 +4,18 @@ burying in both rule sets (W-2, W-3, W-7) and 手把一's set-aside (S-1)."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import random
 
 import pytest
+from history_support import play_out
 
-from engine.errors import MoveError
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.replay import capture, engine_of, run
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
-
-
-def play_out(adapter, game, seats, rng: random.Random) -> None:
-    """Play ``game`` to its end the way the chat would: private answers (some given, the
-    rest by timeout), bids chosen at random, moves by the timeout and 托管 strategies."""
-    while not adapter.is_over(game):
-        if adapter.prompt_seconds(game):
-            for seat in range(game.players):
-                if rng.random() < 0.5:
-                    continue
-                if getattr(game, "phase", "") == "declare":
-                    choice = rng.choice(game.declare_choices())
-                    with contextlib.suppress(MoveError):
-                        adapter.answer(game, seats, seat, choice)
-            if adapter.prompt_seconds(game):
-                adapter.timeout(game, seats)
-            continue
-        seat = adapter.acting_seat(game)
-        if adapter.name == "挖坑" and game.phase == "bid":
-            options = game.bid_options(seat)
-            adapter.act(game, seats, seat, "bid", str(rng.choice(options)))
-            continue
-        adapter.auto_move(game, seats, seat, rng.choice(("超时", "托管")))
 
 
 CASES = [

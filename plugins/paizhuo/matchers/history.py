@@ -14,6 +14,7 @@ from plugins.paizhuo import actions
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.messaging import deliver, group
+from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.records import (
     board_for,
     board_text,
@@ -37,8 +38,8 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
     if isinstance(board, str):
         await deliver(bot, [actions.reply(group_id, user_id, board)])
         return
-    names = await member_names(bot, group_id)
-    await deliver(bot, [group(group_id, board_text(board, names, user_id))])
+    text = board_text(board, await member_names(bot, group_id), user_id)
+    await deliver(bot, [picture("group", group_id, text) if pictures_on() else group(group_id, text)])
 
 
 @board_cmd.handle()

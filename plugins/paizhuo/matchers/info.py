@@ -6,11 +6,14 @@ from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 from nonebot.params import CommandArg
 
+from db.history import points_series
 from plugins.paizhuo import actions
 from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.matchers.depends import is_manager
 from plugins.paizhuo.messaging import deliver, plain
+from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.stats import render_stats
+from plugins.paizhuo.tables import REGISTRY
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
@@ -80,4 +83,8 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     if name is None:
         name = (event.sender.card or event.sender.nickname) if target == str(event.user_id) else target
     text = await render_stats(str(event.group_id), target, name or target)
+    if pictures_on() and "\n" in text:
+        chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
+        await deliver(bot, [picture("group", str(event.group_id), text, chart)])
+        return
     await stats_cmd.finish(plain(text))
