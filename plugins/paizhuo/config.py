@@ -23,6 +23,7 @@ class Config(BaseModel):
     send_retries: int = 3
     paizhuo_bare_commands: str = "all"
     paizhuo_images: bool = True
+    paizhuo_font: str = ""
 
     @field_validator("deal_seed", mode="before")
     @classmethod

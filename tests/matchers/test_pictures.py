@@ -68,7 +68,8 @@ def test_too_long_a_text_stays_text() -> None:
 
 
 def test_missing_font_is_logged_and_pictures_are_off(monkeypatch) -> None:
-    monkeypatch.setenv("PAIZHUO_FONT", "/nonexistent/font.ttc")
+    monkeypatch.setattr(nonebot.get_driver().config, "paizhuo_font", "/nonexistent/font.ttc",
+                        raising=False)
     monkeypatch.setattr(render, "FONT_CANDIDATES", ())
     monkeypatch.setattr(render, "_fc_list_font", lambda: None)
     render.font_path.cache_clear()
