@@ -160,6 +160,7 @@ class PlayerRecord(Base):
         Index("ix_player_records_board", "group_id", "game", "user_id", "ended_at", "result",
               "points"),
         Index("ix_player_records_group_id_user_id_ended_at", "group_id", "user_id", "ended_at"),
+        Index("ix_player_records_game_id", "game_id"),
         CheckConstraint("result IN ('win', 'draw', 'loss')", name="result"),
     )
 

@@ -123,6 +123,7 @@ async def test_migrate_creates_schema_at_head(store: Store, db_path: Path) -> No
         "ix_player_records_group_id_user_id": ["group_id", "user_id"],
         "ix_player_records_board": ["group_id", "game", "user_id", "ended_at", "result", "points"],
         "ix_player_records_group_id_user_id_ended_at": ["group_id", "user_id", "ended_at"],
+        "ix_player_records_game_id": ["game_id"],
     }
     [fk] = schema["player_fk"]
     assert fk["referred_table"] == "game_records"

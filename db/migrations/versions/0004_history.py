@@ -4,7 +4,8 @@
   existing games are numbered in the order they ended.
 * ``player_records.ended_at``: copied from the game, so leaderboards by period need no join.
 * ``ix_player_records_board``: covers the leaderboard query (group, game, player, period);
-* ``ix_player_records_group_id_user_id_ended_at``: a player's games newest first.
+* ``ix_player_records_group_id_user_id_ended_at``: a player's games newest first;
+* ``ix_player_records_game_id``: the players of a game (/对局 loads them by game).
 
 Revision ID: 0004
 Revises: 0002
@@ -50,10 +51,12 @@ def upgrade() -> None:
                     ["group_id", "game", "user_id", "ended_at", "result", "points"])
     op.create_index(op.f("ix_player_records_group_id_user_id_ended_at"), "player_records",
                     ["group_id", "user_id", "ended_at"])
+    op.create_index(op.f("ix_player_records_game_id"), "player_records", ["game_id"])
 
 
 def downgrade() -> None:
     """Drop the indexes and columns added by :func:`upgrade`."""
+    op.drop_index(op.f("ix_player_records_game_id"), table_name="player_records")
     op.drop_index(op.f("ix_player_records_group_id_user_id_ended_at"), table_name="player_records")
     op.drop_index("ix_player_records_board", table_name="player_records")
     op.drop_index(op.f("ix_game_records_group_id_group_seq"), table_name="game_records")
