@@ -4,16 +4,25 @@ table after a move (图片桌面). Every picture carries its text as the fallbac
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from nonebot import get_plugin_config, logger
+from nonebot import get_driver, get_plugin_config, logger
 
 from plugins.paizhuo import render
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games.base import GameAdapter, SeatView
 from plugins.paizhuo.messaging import Outgoing, plain
 from plugins.paizhuo.replay import capture, run
+
+
+@get_driver().on_startup
+async def _find_font() -> None:
+    """Look for the font once at start-up (in a thread: ``fc-list`` may take a while), so
+    no game waits for it later; logs what was found or how to install one."""
+    if get_plugin_config(Config).paizhuo_images:
+        await asyncio.to_thread(render.font_path)
 
 
 def pictures_on() -> bool:
