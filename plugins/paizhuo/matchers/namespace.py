@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from nonebot import get_driver, get_plugin_config, on_command
+from nonebot import get_driver, get_plugin_config, on_message
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.consts import CMD_ARG_KEY, CMD_KEY, PREFIX_KEY
 from nonebot.exception import IgnoredException
@@ -105,11 +105,14 @@ def split_subcommand(args: Message) -> tuple[str, Message] | None:
 
 
 async def _has_subcommand(state: T_State) -> bool:
-    args = (state.get(PREFIX_KEY) or {}).get(CMD_ARG_KEY)
-    return bool(args) and split_subcommand(args) is not None
+    """``/牌桌 <命令> …`` (the command word ``牌桌`` itself is registered by ``/牌桌``,
+    which shows the table)."""
+    prefix = state.get(PREFIX_KEY) or {}
+    args = prefix.get(CMD_ARG_KEY)
+    return prefix.get(CMD_KEY) == (NAMESPACE,) and bool(args) and split_subcommand(args) is not None
 
 
-namespace_cmd = on_command(NAMESPACE, rule=Rule(_has_subcommand), priority=8, block=True)
+namespace_cmd = on_message(rule=Rule(_has_subcommand), priority=8, block=True)
 
 
 @namespace_cmd.handle()
