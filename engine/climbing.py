@@ -72,7 +72,8 @@ class ClimbingGame:
     beat in the current trick as ``[seat, cards, reading]`` (``None`` when the turn player
     leads); ``passes`` counts passes since that play; ``out`` is the finishing order;
     ``played`` marks seats that have played a card; ``log`` holds every accepted move as
-    ``[seat, cards]`` (``[]`` = pass); ``phase`` is ``"play"`` once cards may be played;
+    ``[seat, cards]`` (``[]`` = pass) and ``kinds`` beside it the reading kind each play
+    took (``None`` for a pass), so a replay reads every play as it was read (G-5); ``phase`` is ``"play"`` once cards may be played;
     ``result`` is set when the game is over.
     """
 
@@ -84,6 +85,7 @@ class ClimbingGame:
     out: list[int] = field(default_factory=list)
     played: list[bool] = field(default_factory=list)
     log: list[list] = field(default_factory=list)
+    kinds: list[str | None] = field(default_factory=list)
     phase: str = "play"
     result: dict | None = None
 
@@ -248,6 +250,7 @@ class ClimbingGame:
         self.lead = [seat, sorted(cards), reading.to_json()]
         self.passes = 0
         self.log.append([seat, sorted(cards)])
+        self.kinds.append(reading.kind)
         move = Move(seat=seat, cards=sorted(cards), reading=reading)
         if not left:
             self.out.append(seat)
@@ -284,6 +287,7 @@ class ClimbingGame:
         self.check_pass(seat)
         self.passes += 1
         self.log.append([seat, []])
+        self.kinds.append(None)
         move = Move(seat=seat)
         last = self.lead[0]
         needed = sum(1 for s in range(self.players) if self.hands[s] and s != last)
@@ -308,16 +312,20 @@ class ClimbingGame:
             "players": self.players, "hands": [list(h) for h in self.hands], "turn": self.turn,
             "lead": self.lead, "passes": self.passes, "out": list(self.out),
             "played": list(self.played), "log": [list(e) for e in self.log],
-            "phase": self.phase, "result": self.result,
+            "kinds": list(self.kinds), "phase": self.phase, "result": self.result,
         }
 
     @staticmethod
     def base_fields(data: dict) -> dict[str, Any]:
-        """Constructor keywords of the shared fields from :meth:`base_json` data."""
+        """Constructor keywords of the shared fields from :meth:`base_json` data (a state
+        saved before ``kinds`` existed gets ``None`` for each earlier move)."""
+        log = [list(e) for e in data["log"]]
+        kinds = list(data.get("kinds") or [])
+        kinds = [None] * (len(log) - len(kinds)) + kinds
         return {
             "players": int(data["players"]), "hands": [list(h) for h in data["hands"]],
             "turn": int(data["turn"]), "lead": data["lead"], "passes": int(data["passes"]),
             "out": list(data["out"]), "played": list(data["played"]),
-            "log": [list(e) for e in data["log"]], "phase": str(data["phase"]),
+            "log": log, "kinds": kinds, "phase": str(data["phase"]),
             "result": data["result"],
         }

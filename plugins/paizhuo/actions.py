@@ -23,6 +23,7 @@ from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
+from plugins.paizhuo.pictures import end_summary, picture, pictures_on
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 JOIN_HINT = "发送 /加入 入座"
@@ -243,21 +244,27 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     if table.playing and table.setting("auto_pass"):
         outs += _auto_passes(table)
     if table.playing and adapter.is_over(table.engine):
-        await REGISTRY.record_finished(table)
-        log_event(table, "finished")
+        number = await REGISTRY.record_finished(table)
+        log_event(table, "finished", number=number)
+        replay = f"\n本群第 {number} 局，/对局 {number} 查看复盘。" if number else ""
+        end = adapter.end(table.engine, table.seats)
         if not table.humans():
             # Nobody left to play on with: a table of computer players closes after its game.
             async with REGISTRY.guard:
                 await REGISTRY.close(table)
-            outs.append(group(table.group_id, adapter.end(table.engine, table.seats)
-                              + MessageSegment.text("\n牌桌已关闭。")))
+            outs.append(group(table.group_id, end + MessageSegment.text(f"{replay}\n牌桌已关闭。")))
             schedule(table)
             return outs
-        outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
-            "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。")))
+        outs.append(group(table.group_id, end + MessageSegment.text(
+            f"{replay}\n发送 /继续 开下一局（全员发送后开始），/退出 离座。")))
+        if pictures_on():
+            outs.append(end_summary(adapter, table.engine, table.seats, table.group_id, number))
     else:
         table.rearm()
         await REGISTRY.save(table)
+        if table.setting("picture_table") and pictures_on():
+            outs.append(picture("group", table.group_id,
+                                adapter.table(table.engine, table.seats).extract_plain_text()))
     schedule(table)
     return outs
 
@@ -663,11 +670,17 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         if REGISTRY.get(group_id) is not table:
             return [reply(group_id, user_id, "本群没有牌桌。")]
         unscored = table.playing
+        number = None
         async with REGISTRY.guard:
-            await REGISTRY.close(table)
+            if unscored:
+                number = await REGISTRY.record_void(table)
+            else:
+                await REGISTRY.close(table)
         schedule(table)
-        log_event(table, "end", by=user_id)
+        log_event(table, "end", by=user_id, void_number=number)
         note = "，本局不计分" if unscored else ""
+        if number:
+            note += f"，记为第 {number} 局（作废），/对局 {number} 可看全部手牌"
         return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
 
     await run_locked(bot, table, change)

@@ -16,6 +16,10 @@ COMMON: tuple[Setting, ...] = (
             "G-3", choices=("电脑", "简单")),
     Setting("要不起自动过", "auto_pass", "bool", False,
             "轮到的人没有能大过桌面的牌时，机器人立即替他过", "G-3"),
+    Setting("图片桌面", "picture_table", "bool", False,
+            "每步之后再发一张桌面图片（文字消息照发，便于复制）", ""),
+    Setting("上榜局数", "board_min_games", "int", 3, "/排行 只列出本期打满这么多局的人",
+            "", low=1, high=100),
 )
 """Shared timer settings."""
 

@@ -16,7 +16,12 @@ class Config(BaseModel):
     ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
     off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
     start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see
-    ``plugins/paizhuo/guard.py``)."""
+    ``plugins/paizhuo/guard.py``).
+    ``PAIZHUO_BARE_COMMANDS`` — which command words are answered without the
+    ``/牌桌`` namespace (``all`` by default; e.g. ``all,-帮助,-help``; see
+    ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
+    end-of-game summary as pictures when a font that renders Chinese is found (default
+    true; ``PAIZHUO_FONT`` names the font file)."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     deal_seed: int | None = None
@@ -25,6 +30,9 @@ class Config(BaseModel):
     onebot_http_post: bool = False
     allow_empty_token: bool = False
     computer_delay: float = 1.0
+    paizhuo_bare_commands: str = "all"
+    paizhuo_images: bool = True
+    paizhuo_font: str = ""
 
     @field_validator("deal_seed", mode="before")
     @classmethod

@@ -31,6 +31,12 @@ class Outgoing:
     target: str
     message: Message
     group_id: str | None = None
+    forward: list[Message] | None = None
+    """When set: sent as one merged-forward message (合并转发) of these nodes, and
+    ``message`` (the same text, plain) is sent instead when the OneBot call fails."""
+    image: bytes | None = None
+    """When set: this PNG is sent, and ``message`` (the same content as text) instead
+    when the OneBot call fails."""
 
 
 def plain(text: str | Message) -> Message:
@@ -59,8 +65,11 @@ def private_failed_notice(user_id: str) -> Message:
 def merge(outs: list[Outgoing]) -> list[Outgoing]:
     """One message per recipient, at the place of its first part, parts joined by a line
     break (the messages of one action arrive together and in order)."""
-    merged: dict[tuple[str, str], Outgoing] = {}
-    for out in outs:
+    merged: dict[tuple[str, str] | int, Outgoing] = {}
+    for i, out in enumerate(outs):
+        if out.forward is not None or out.image is not None:
+            merged[i] = out
+            continue
         key = (out.kind, out.target)
         if key in merged:
             first = merged[key]
@@ -106,6 +115,10 @@ class SendQueue:
                     done.set_result(None)
 
     async def _send(self, bot: Bot, out: Outgoing) -> None:
+        if out.forward is not None and await self._send_forward(bot, out):
+            return
+        if out.image is not None and await self._send_image(bot, out):
+            return
         tries = self.retries if out.kind == "group" else 1
         for attempt in range(tries):
             await self._pace()
@@ -124,6 +137,41 @@ class SendQueue:
             await self._send(bot, Outgoing("group", out.group_id, private_failed_notice(out.target)))
         elif out.kind == "group":
             logger.warning(f"group message to {out.target} dropped after {tries} tries")
+
+
+    async def _send_forward(self, bot: Bot, out: Outgoing) -> bool:
+        """One try of a merged-forward message (OneBot v11 ``send_group_forward_msg`` /
+        ``send_private_forward_msg``); ``False`` when it failed (the caller sends the
+        plain text)."""
+        await self._pace()
+        nodes = Message([MessageSegment.node_custom(user_id=int(bot.self_id), nickname="牌桌",
+                                                    content=part) for part in out.forward or []])
+        try:
+            if out.kind == "group":
+                await bot.send_group_forward_msg(group_id=int(out.target), messages=nodes)
+            else:
+                await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
+        except Exception as err:  # noqa: BLE001 - not every OneBot implementation has it
+            logger.warning(f"forward message failed, sending plain text: {out.kind} {out.target}: {err!r}")
+            return False
+        self.sent += 1
+        return True
+
+
+    async def _send_image(self, bot: Bot, out: Outgoing) -> bool:
+        """One try of a picture; ``False`` when it failed (the caller sends the text)."""
+        await self._pace()
+        picture = Message(MessageSegment.image(out.image or b""))
+        try:
+            if out.kind == "group":
+                await bot.send_group_msg(group_id=int(out.target), message=picture)
+            else:
+                await bot.send_private_msg(user_id=int(out.target), message=picture)
+        except Exception as err:  # noqa: BLE001 - e.g. the implementation cannot upload
+            logger.warning(f"picture failed, sending text: {out.kind} {out.target}: {err!r}")
+            return False
+        self.sent += 1
+        return True
 
 
 _queues: dict[str, SendQueue] = {}

@@ -16,11 +16,13 @@ from typing import Any
 
 from nonebot import get_plugin_config, logger
 
+from db.history import game_number
 from db.records import FinishedGame
 from db.store import Store
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter
 from plugins.paizhuo.games.base import SeatView, is_computer
+from plugins.paizhuo.replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
@@ -228,10 +230,11 @@ class Registry:
         self.remove(table)
         await self.require_store().delete_live(table.group_id)
 
-    async def record_finished(self, table: Table) -> None:
+    async def record_finished(self, table: Table) -> int | None:
         """The game is over: mark the table finished (waiting for ``/继续``) and, in one
         transaction, write the game's record and the table's new state. Writing the same
-        game twice is a no-op (its uid is unique)."""
+        game twice is a no-op (its uid is unique). Returns the game's number in its group
+        (第 N 局)."""
         record = end_record(table)
         table.status = FINISHED
         table.ready = [s.user_id for s in table.seats if is_computer(s.user_id)]
@@ -241,6 +244,16 @@ class Registry:
                           "users": [s.user_id for s in table.seats]}
         table.rearm()
         await self.require_store().finish_game(record, live=(table.game, table.to_json()))
+        return await game_number(self.require_store(), record.uid)
+
+    async def record_void(self, table: Table) -> int | None:
+        """``/结束`` during a game: close the table and, in the same transaction, keep the
+        game as a void record (no players, so it never counts) with its replay. Returns
+        its number (第 N 局)."""
+        record = void_record(table)
+        self.remove(table)
+        await self.require_store().finish_game(record)
+        return await game_number(self.require_store(), record.uid)
 
     async def restore(self) -> list[Table]:
         """Load every saved table (at start-up). A game saved as over but not yet marked
@@ -267,18 +280,31 @@ class Registry:
 
 
 def end_record(table: Table) -> FinishedGame:
-    """The finished-game record of a table whose game is over. Computer players get no
-    player record (they have no /战绩); the summary lists their seats (1-based) under
-    ``computer_seats``."""
+    """The finished-game record of a table whose game is over, with the players' names
+    and the replay (复盘) in its summary. Computer players get no player record (they
+    have no /战绩); the summary lists their seats (1-based) under ``computer_seats``."""
     record = table.adapter.record(
         table.engine, table.seats, uid=table.uid or "", group_id=table.group_id,
         started_at=table.started_at or table.created_at, ended_at=now_utc(),
     )
+    record.summary.update(names=[s.name for s in table.seats], replay=capture(table.engine))
     computers = [i + 1 for i, s in enumerate(table.seats) if is_computer(s.user_id)]
     if computers:
         record.players = [p for p in record.players if not is_computer(p.user_id)]
-        record.summary = {**record.summary, "computer_seats": computers}
+        record.summary["computer_seats"] = computers
     return record
+
+
+def void_record(table: Table) -> FinishedGame:
+    """The record of a game stopped by ``/结束``: marked void, no players, the seats'
+    ids and names and the replay up to where it stopped in its summary."""
+    return FinishedGame(
+        uid=table.uid or f"{table.group_id}-void-{now_utc():%Y%m%d%H%M%S%f}", game=table.game,
+        group_id=table.group_id, started_at=table.started_at or table.created_at,
+        ended_at=now_utc(), settings=table.engine.rules.to_json(),
+        summary={"void": True, "users": [s.user_id for s in table.seats],
+                 "names": [s.name for s in table.seats], "replay": capture(table.engine)},
+        players=[])
 
 
 REGISTRY = Registry()

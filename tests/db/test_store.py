@@ -116,9 +116,15 @@ async def test_migrate_creates_schema_at_head(store: Store, db_path: Path) -> No
 
     async with store.engine.connect() as conn:
         schema = await conn.run_sync(describe)
-    assert schema["game_ix"] == {"ix_game_records_group_id": ["group_id"]}
+    assert schema["game_ix"] == {"ix_game_records_group_id": ["group_id"],
+                                 "ix_game_records_group_id_group_seq": ["group_id", "group_seq"]}
     assert schema["game_uq"] == [["uid"]]
-    assert schema["player_ix"] == {"ix_player_records_group_id_user_id": ["group_id", "user_id"]}
+    assert schema["player_ix"] == {
+        "ix_player_records_group_id_user_id": ["group_id", "user_id"],
+        "ix_player_records_board": ["group_id", "game", "user_id", "ended_at", "result", "points"],
+        "ix_player_records_group_id_user_id_ended_at": ["group_id", "user_id", "ended_at"],
+        "ix_player_records_game_id": ["game_id"],
+    }
     [fk] = schema["player_fk"]
     assert fk["referred_table"] == "game_records"
     assert fk["constrained_columns"] == ["game_id"]

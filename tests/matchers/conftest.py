@@ -20,6 +20,9 @@ INIT = {
     "log_level": "WARNING",
     "send_interval": 0,
     "send_retries": 1,
+    "paizhuo_images": False,  # texts, whatever fonts this machine has (tests turn it on)
+    "paizhuo_font": "",
+    "paizhuo_bare_commands": "all",
 }
 
 

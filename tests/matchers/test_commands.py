@@ -17,6 +17,7 @@ from chat_support import (
     D,
     Has,
     engine_json,
+    expect_forward,
     expect_friends,
     expect_group,
     expect_private,
@@ -40,8 +41,8 @@ async def test_help_lists_commands_and_notation(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/帮助")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("/开局 抓特务", "/加入", "出 778899", "过", "/手牌", "/牌桌",
-                                        "/战绩", "/结束", "T 或 0", "小王"), {"message_id": 1})
+        expect_forward(ctx, "/开局 抓特务", "/加入", "出 778899", "过", "/手牌", "/牌桌",
+                       "/战绩", "/结束", "T 或 0", "小王")
 
 
 # ---- /开局 --------------------------------------------------------------------------------

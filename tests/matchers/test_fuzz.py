@@ -101,7 +101,8 @@ def _log_sink(message: Any) -> None:
 
 
 # ---- a bot whose API calls are recorded ------------------------------------------------------
-SEND_APIS = ("send_group_msg", "send_private_msg", "send_msg")
+SEND_APIS = ("send_group_msg", "send_private_msg", "send_msg", "send_group_forward_msg",
+             "send_private_forward_msg")
 
 
 class Recorder:
@@ -134,9 +135,12 @@ class Recorder:
         for api, data in self.calls:
             if api not in SEND_APIS:
                 continue
-            kind = data.get("message_type") or ("group" if api == "send_group_msg" else "private")
+            kind = data.get("message_type") or ("group" if api.startswith("send_group") else "private")
             target = data["group_id"] if kind == "group" else data["user_id"]
-            msg = data["message"]
+            msg = data.get("message")
+            if msg is None:  # a merged-forward message: its nodes' text, one message
+                msg = Message("\n".join(Message(node.data["content"]).extract_plain_text()
+                                        for node in Message(data["messages"])))
             out.append((kind, int(target), msg if isinstance(msg, Message) else Message(msg)))
         return out
 

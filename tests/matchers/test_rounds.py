@@ -14,6 +14,7 @@ from chat_support import (
     B,
     C,
     Has,
+    expect_forward,
     expect_group,
     expect_private,
     gmsg,
@@ -39,15 +40,14 @@ async def test_rules_lists_every_setting(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("本群规则", "特务牌：双黑", "带3：关", "大小王成对：关",
+        expect_forward(ctx, "本群规则", "特务牌：双黑", "带3：关", "大小王成对：关",
                                         "连牌规则：a（a/b/c）", "连对最少：2", "首出：红桃3",
                                         "后续首出：上局头游", "报牌张数：1", "显示张数：关",
-                                        "独头规则：a", "明特务：开", "明牌：开", "私聊限时：45"),
-                             {"message_id": 1})
+                                        "独头规则：a", "明特务：开", "明牌：开", "私聊限时：45")
         event = gmsg(A, "/规则 手把一")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("【手把一】", "大小王：开", "把一必拦：开", "包赔：开", "打到底：关",
-                                        "人数上限：6", "两人藏牌最少：10"), {"message_id": 1})
+        expect_forward(ctx, "【手把一】", "大小王：开", "把一必拦：开", "包赔：开", "打到底：关",
+                       "人数上限：6", "两人藏牌最少：10")
 
 
 async def test_set_permissions_and_validation(app: App) -> None:
@@ -84,7 +84,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则 抓特务")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("连牌规则：b（a/b/c，已改）", "带3：开（开/关，已改）"), {"message_id": 1})
+        expect_forward(ctx, "连牌规则：b（a/b/c，已改）", "带3：开（开/关，已改）")
         event = gmsg(A, "/设置 抓特务 默认", role="admin")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("恢复默认"), {"message_id": 1})

@@ -13,6 +13,7 @@ from chat_support import (
     B,
     C,
     Has,
+    expect_forward,
     expect_group,
     expect_private,
     gmsg,
@@ -145,8 +146,7 @@ async def test_wakeng_rules_and_setting(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则 挖坑")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("【挖坑】", "挖坑规则：标准（标准/陕西）", "出牌限时：60"),
-                             {"message_id": 1})
+        expect_forward(ctx, "【挖坑】", "挖坑规则：标准（标准/陕西）", "出牌限时：60")
         event = gmsg(A, "/设置 挖坑 挖坑规则 陕西", role="owner")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("挖坑规则 已设为 陕西"), {"message_id": 1})

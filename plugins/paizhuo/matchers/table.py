@@ -52,7 +52,8 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 @table_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "牌桌"):
+    # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.
+    if args.extract_plain_text().strip() != "牌桌" and await wrong_args(bot, event, args, "牌桌"):
         return
     await actions.show_table(bot, str(event.group_id), str(event.user_id))
 
