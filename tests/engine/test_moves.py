@@ -236,6 +236,15 @@ def test_z4_chain_rules_a_b_c() -> None:
         legal_leads(hand, ZRules(chain_ends="c", min_pair_chain=3)))
 
 
+@pytest.mark.parametrize("rules", [ZRules(chain_ends="b"), ZRules(chain_ends="c"), SRules()])
+def test_thirteen_rank_straight_is_read_once(rules: object) -> None:
+    """Z-4 b/c, S-2: all thirteen ranks make one straight, A 2 3 … K (2 only low), never
+    also 2 3 … K A."""
+    hand = cards("A23456789 10JQK 5")
+    longest = [r for _m, r in legal_leads(hand, rules) if r.kind == "straight" and r.size == 13]
+    assert longest == [classify(rules, srules.counts_of(cards("A23456789 10JQK")))[0]]
+
+
 def test_z3_three_high_and_joker_pair() -> None:
     """Z-3 带3: a 3 beats a 2; 大小王成对: the joker pair is the highest pair, and a pair
     of 2s does not beat it."""
