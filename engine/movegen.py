@@ -96,6 +96,7 @@ class ChainSpec(NamedTuple):
     * ``shortest`` / ``longest`` — the lengths in ranks.
     * ``wrap`` — ``order`` starts with A, 2 and ends with A: a window from index 0 or 1
       to the last index is refused (A twice, or K A 2).
+    * ``units`` — the packed ``width`` cards of the rank at each index.
     """
 
     kind: str
@@ -106,13 +107,14 @@ class ChainSpec(NamedTuple):
     shortest: int
     longest: int
     wrap: bool
+    units: tuple[int, ...]
 
 
 def chain_spec(kind: str, width: int, order: Sequence[int], keys: Sequence[int], top: bool,
                shortest: int, wrap: bool = False) -> ChainSpec:
     """A :class:`ChainSpec`; the longest chain is the number of distinct ranks."""
     return ChainSpec(kind, width, tuple(order), tuple(keys), top, shortest,
-                     len(set(order)), wrap)
+                     len(set(order)), wrap, tuple(UNIT[r] * width for r in order))
 
 
 def chain_plays(hand: Sequence[int], spec: ChainSpec, length: int | None = None,
@@ -121,31 +123,35 @@ def chain_plays(hand: Sequence[int], spec: ChainSpec, length: int | None = None,
     every length from ``spec.shortest`` up, or only ``length`` ranks (then in ascending
     key order: keys grow along ``order``)."""
     order, width, keys = spec.order, spec.width, spec.keys
-    n = len(order)
-    if length is not None and not spec.shortest <= length <= spec.longest:
+    if length is None:
+        lo_len, hi_len = spec.shortest, spec.longest
+    elif spec.shortest <= length <= spec.longest:
+        lo_len = hi_len = length
+    else:
         return []
-    ok = [hand[r] >= width for r in order]
-    unit = [UNIT[r] * width for r in order]
+    n = len(order)
     last = n - 1
     out: list[Play] = []
-    kind, top = spec.kind, spec.top
-    lo_len = spec.shortest if length is None else length
-    hi_len = spec.longest if length is None else length
-    for i in range(n):
-        if not ok[i]:
+    kind, top, wrap, unit = spec.kind, spec.top, spec.wrap, spec.units
+    i = 0
+    while i < n:
+        if hand[order[i]] < width:
+            i += 1
             continue
-        packed = 0
-        for j in range(i, min(n, i + hi_len)):
-            if not ok[j]:
-                break
-            if spec.wrap and j == last and i <= 1:
-                break
-            packed += unit[j]
-            size = j - i + 1
-            if size >= lo_len:
-                key = keys[j] if top else keys[i]
-                if key > above:
-                    out.append((packed, reading(kind, size * width, key)))
+        end = i + 1  # the run of usable ranks is order[i:end]
+        while end < n and hand[order[end]] >= width:
+            end += 1
+        if end - i >= lo_len:
+            for a in range(i, end - lo_len + 1):
+                packed = sum(unit[a:a + lo_len - 1])
+                for b in range(a + lo_len - 1, min(end, a + hi_len)):
+                    if wrap and b == last and a <= 1:
+                        break
+                    packed += unit[b]
+                    key = keys[b] if top else keys[a]
+                    if key > above:
+                        out.append((packed, reading(kind, (b - a + 1) * width, key)))
+        i = end
     return out
 
 

@@ -386,11 +386,32 @@ class SMoves(MoveGenerator):
         total = sum(counts)
         out = set_plays(counts, "single", 1, _NATURAL, _NATURAL)
         out += self._pairs(counts, -99)
-        out += chain_plays(counts, self.straight)
-        out += chain_plays(counts, self.pair_chain)
+        if total >= 5:
+            out += chain_plays(counts, self.straight)
+            if total >= 6:
+                out += chain_plays(counts, self.pair_chain)
         if total - 1 in (1, 2) or total - 1 >= 5:
             out = self._keep_no_lone_joker(out, hand, total)
         for kind, (need, carry) in self.groups.items():
-            for k in range(1, total // (need + carry) + 1):
-                out += self._groups(hand, total, counts, kind, k, -99, False)
+            group = need + carry
+            if total < group:
+                continue
+            # one group keyed by its rank, runs of k >= 2 by their lowest position
+            bases = [(need * UNIT[r], reading(kind, group, r)) for r in range(13)
+                     if counts[r] >= need]
+            if not bases:
+                continue
+            if total >= 2 * group and len(bases) >= 2:
+                bases += [(m, reading(kind, rd.size // need * group, rd.key))
+                          for m, rd in chain_plays(counts, self.windows[need])
+                          if rd.size // need * group <= total]
+            lone = total - 1
+            for base, rd in bases:
+                left = hand - base
+                avail = [(left >> (3 * r)) & 7 for r in range(15)]
+                m = rd.size // group * carry
+                plays = [(x, rd) for x in kicker_sets(avail, m, _NATURAL, base)]
+                if rd.size == lone:
+                    plays = self._keep_no_lone_joker(plays, hand, total)
+                out += plays
         return out
