@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.cards import CardsNotHeld, parse_cards, resolve
 from engine.errors import MoveError
+from engine.movegen import reading_of_json
 from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
 
 
@@ -120,7 +121,7 @@ class ClimbingGame:
 
     def lead_reading(self) -> Reading | None:
         """The reading to beat in the current trick, ``None`` if the turn player leads."""
-        return Reading.from_json(self.lead[2]) if self.lead else None
+        return reading_of_json(self.lead[2]) if self.lead else None
 
     # ---- moves ---------------------------------------------------------------------------
     def parse_play(self, seat: int, text: str) -> tuple[list[int], str | None]:
@@ -210,15 +211,15 @@ class ClimbingGame:
         """Put an accepted play on the table (after every check): take the cards from the
         hand, record the trick and the log, finish the player or pass the turn on (G-3).
         Games that track more per play (S-4 包赔) extend this."""
-        hand = self.hands[seat]
         gone = set(cards)
-        left = [c for c in hand if c not in gone]
+        left = [c for c in self.hands[seat] if c not in gone]
         self.hands[seat] = left
         self.played[seat] = True
-        self.lead = [seat, sorted(cards), reading.to_json()]
+        ordered = sorted(cards)
+        self.lead = [seat, ordered, reading.to_json()]
         self.passes = 0
-        self.log.append([seat, sorted(cards)])
-        move = Move(seat=seat, cards=sorted(cards), reading=reading)
+        self.log.append([seat, list(ordered)])
+        move = Move(seat=seat, cards=list(ordered), reading=reading)
         if not left:
             self.out.append(seat)
             move.place = len(self.out)

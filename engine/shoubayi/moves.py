@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 
 from engine.cards import R2, RA, RBJ, RSJ
 from engine.movegen import (
+    SHIFTS,
     UNIT,
     MoveGenerator,
     chain_plays,
@@ -26,6 +27,7 @@ from engine.movegen import (
     kickers_cheapest,
     reading,
     set_plays,
+    set_table,
 )
 from engine.movegen import Play as PackedPlay
 from engine.readings import Reading
@@ -287,6 +289,9 @@ class SMoves(MoveGenerator):
         self.groups = {"triple_one": (3, 1), "four_two": (4, 2)}
         self.windows = {need: chain_spec("", need, _CHAIN_ORDER, _POSITIONS, False, 2, wrap=True)
                         for need in (3, 4)}
+        self.sets = {"single": set_table("single", 1, _NATURAL, _NATURAL),
+                     "pair": set_table("pair", 2, range(13), _NATURAL),
+                     "bomb": set_table("bomb", 4, range(13), _NATURAL, bomb=True)}
 
     def beats(self, new: Reading, old: Reading) -> bool:
         """S-3."""
@@ -300,7 +305,7 @@ class SMoves(MoveGenerator):
         return [p for p in plays if p[1].size != total - 1 or hand - p[0] not in _JOKERS]
 
     def _pairs(self, counts: list[int], above: int) -> list[PackedPlay]:
-        out = set_plays(counts, "pair", 2, range(13), _NATURAL, above)
+        out = set_plays(counts, self.sets["pair"], above)
         if counts[RSJ] and counts[RBJ] and above < JOKER_PAIR_KEY:
             out.append((UNIT[RSJ] + UNIT[RBJ], reading("pair", 2, JOKER_PAIR_KEY)))
         return out
@@ -329,7 +334,7 @@ class SMoves(MoveGenerator):
         m = k * carry
         for base, rd in bases:
             left = hand - base
-            avail = [(left >> (3 * r)) & 7 for r in range(15)]
+            avail = [(left >> s) & 7 for s in SHIFTS]
             out += [(x, rd) for x in kicker_sets(avail, m, _NATURAL, base)]
         if size == total - 1:
             out = self._keep_no_lone_joker(out, hand, total)
@@ -339,7 +344,7 @@ class SMoves(MoveGenerator):
                      m: int) -> Iterator[PackedPlay]:
         for base, rd in bases:
             left = hand - base
-            avail = [(left >> (3 * r)) & 7 for r in range(15)]
+            avail = [(left >> s) & 7 for s in SHIFTS]
             check = rd.size == total - 1
             for x in kickers_cheapest(avail, m, _NATURAL):
                 if check and left - x in _JOKERS:
@@ -348,14 +353,14 @@ class SMoves(MoveGenerator):
 
     def bombs(self, hand: int, total: int, counts: list[int], above: int) -> list[PackedPlay]:
         """S-3.4 bombs above ``above``, never leaving a lone joker."""
-        out = set_plays(counts, "bomb", 4, range(13), _NATURAL, above, bomb=True)
+        out = set_plays(counts, self.sets["bomb"], above)
         return self._keep_no_lone_joker(out, hand, total) if total == 5 else out
 
     def family(self, hand: int, total: int, counts: list[int], kind: str, size: int,
                above: int, lazy: bool) -> Iterable[PackedPlay]:
         """S-3 plays of one type and size above ``above``, ascending key."""
         if kind == "single" and size == 1:
-            out = set_plays(counts, "single", 1, _NATURAL, _NATURAL, above)
+            out = set_plays(counts, self.sets["single"], above)
         elif kind == "pair" and size == 2:
             out = self._pairs(counts, above)
         elif kind == "straight" and size >= 5:
@@ -382,9 +387,9 @@ class SMoves(MoveGenerator):
 
     def leads(self, hand: int) -> list[PackedPlay]:
         """Every S-3 lead of ``hand`` (no bombs, no lone joker kept)."""
-        counts = [(hand >> (3 * r)) & 7 for r in range(15)]
+        counts = [(hand >> s) & 7 for s in SHIFTS]
         total = sum(counts)
-        out = set_plays(counts, "single", 1, _NATURAL, _NATURAL)
+        out = set_plays(counts, self.sets["single"])
         out += self._pairs(counts, -99)
         if total >= 5:
             out += chain_plays(counts, self.straight)
@@ -408,7 +413,7 @@ class SMoves(MoveGenerator):
             lone = total - 1
             for base, rd in bases:
                 left = hand - base
-                avail = [(left >> (3 * r)) & 7 for r in range(15)]
+                avail = [(left >> s) & 7 for s in SHIFTS]
                 m = rd.size // group * carry
                 plays = [(x, rd) for x in kicker_sets(avail, m, _NATURAL, base)]
                 if rd.size == lone:
