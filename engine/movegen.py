@@ -32,6 +32,23 @@ SHIFTS: tuple[int, ...] = tuple(BITS * r for r in range(15))
 are the 15 counts."""
 
 
+_LOW_BITS = sum(1 << (BITS * r) for r in range(13))  # the lowest bit of each suited rank
+
+
+def ranks_with(packed: int, width: int) -> int:
+    """How many suited ranks (3 … 2, no jokers) the packed multiset holds at least
+    ``width`` (1..4) of — a quick bound before looking for chains."""
+    if width == 1:
+        m = packed | packed >> 1 | packed >> 2
+    elif width == 2:
+        m = packed >> 1 | packed >> 2
+    elif width == 3:
+        m = (packed >> 1) & packed | packed >> 2
+    else:
+        m = packed >> 2
+    return (m & _LOW_BITS).bit_count()
+
+
 def pack_counts(counts: Sequence[int]) -> int:
     """The packed multiset of 15 rank counts (each 0..4)."""
     out = 0
@@ -288,6 +305,12 @@ class MoveGenerator:
     """
 
     has_bombs = False
+    _lead_order: dict[int, list[tuple[int, str]]]
+
+    def __new__(cls, *args: object, **kwargs: object) -> MoveGenerator:
+        self = super().__new__(cls)
+        self._lead_order = {}  # hand size → lead families in cheapest-first order
+        return self
 
     def leads(self, hand: int) -> list[Play]:
         """Every legal lead of ``hand`` (G-3), once each, in no particular order."""
@@ -341,6 +364,9 @@ class MoveGenerator:
         (:data:`KIND_ORDER`), then ascending key, then cheapest kickers."""
         counts = [(hand >> s) & 7 for s in SHIFTS]
         total = sum(counts)
-        for size, kind in sorted(self.lead_families(total),
-                                 key=lambda f: (f[0], KIND_ORDER[f[1]])):
+        order = self._lead_order.get(total)
+        if order is None:
+            order = self._lead_order[total] = sorted(
+                self.lead_families(total), key=lambda f: (f[0], KIND_ORDER[f[1]]))
+        for size, kind in order:
             yield from self.family(hand, total, counts, kind, size, -99, True)

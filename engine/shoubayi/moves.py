@@ -25,6 +25,7 @@ from engine.movegen import (
     chain_spec,
     kicker_sets,
     kickers_cheapest,
+    ranks_with,
     reading,
     set_plays,
     set_table,
@@ -391,10 +392,10 @@ class SMoves(MoveGenerator):
         total = sum(counts)
         out = set_plays(counts, self.sets["single"])
         out += self._pairs(counts, -99)
-        if total >= 5:
+        if total >= 5 and ranks_with(hand, 1) >= 5:
             out += chain_plays(counts, self.straight)
-            if total >= 6:
-                out += chain_plays(counts, self.pair_chain)
+        if total >= 6 and ranks_with(hand, 2) >= 3:
+            out += chain_plays(counts, self.pair_chain)
         if total - 1 in (1, 2) or total - 1 >= 5:
             out = self._keep_no_lone_joker(out, hand, total)
         for kind, (need, carry) in self.groups.items():
@@ -406,7 +407,7 @@ class SMoves(MoveGenerator):
                      if counts[r] >= need]
             if not bases:
                 continue
-            if total >= 2 * group and len(bases) >= 2:
+            if total >= 2 * group and len(bases) >= 2 and ranks_with(hand, need) >= 2:
                 bases += [(m, reading(kind, rd.size // need * group, rd.key))
                           for m, rd in chain_plays(counts, self.windows[need])
                           if rd.size // need * group <= total]

@@ -18,6 +18,7 @@ from engine.movegen import (
     Play,
     chain_plays,
     chain_spec,
+    ranks_with,
     set_plays,
     set_table,
 )
@@ -97,5 +98,6 @@ class WMoves(MoveGenerator):
         out += set_plays(counts, self.sets["triple"])
         out += self._fours(counts, -99)
         for spec in self.chains:
-            out += chain_plays(counts, spec)
+            if ranks_with(hand, spec.width) >= spec.shortest:
+                out += chain_plays(counts, spec)
         return out

@@ -19,6 +19,7 @@ from engine.movegen import (
     Play,
     chain_plays,
     chain_spec,
+    ranks_with,
     reading,
     set_plays,
     set_table,
@@ -137,5 +138,6 @@ class ZMoves(MoveGenerator):
         out += self._triple_ones(counts, -99)
         out += self._four_twos(counts, -99)
         for spec in self.chains:
-            out += chain_plays(counts, spec)
+            if ranks_with(hand, spec.width) >= spec.shortest:
+                out += chain_plays(counts, spec)
         return out
