@@ -272,6 +272,7 @@ _CHAIN_ORDER = (RA, R2, *range(RA + 1))
 _POSITIONS = tuple(range(1, 15))
 _NATURAL = tuple(range(15))
 _JOKERS = (UNIT[RSJ], UNIT[RBJ])
+_JOKER_BITS = 7 * UNIT[RSJ] + 7 * UNIT[RBJ]
 
 
 class SMoves(MoveGenerator):
@@ -301,7 +302,7 @@ class SMoves(MoveGenerator):
     @staticmethod
     def _keep_no_lone_joker(plays: list[PackedPlay], hand: int, total: int) -> list[PackedPlay]:
         """S-3: drop the plays of ``total - 1`` cards whose one card left is a joker."""
-        if total < 2:
+        if total < 2 or not hand & _JOKER_BITS:
             return plays
         return [p for p in plays if p[1].size != total - 1 or hand - p[0] not in _JOKERS]
 
@@ -400,7 +401,7 @@ class SMoves(MoveGenerator):
             out = self._keep_no_lone_joker(out, hand, total)
         for kind, (need, carry) in self.groups.items():
             group = need + carry
-            if total < group:
+            if total < group or not ranks_with(hand, need):
                 continue
             # one group keyed by its rank, runs of k >= 2 by their lowest position
             bases = [(need * UNIT[r], reading(kind, group, r)) for r in range(13)
