@@ -10,6 +10,10 @@ follow and drops the plays the lone-joker rule refuses (S-3). :func:`can_beat` a
 Chain positions (S-2): A low 1, 2 low 2, 3 … K = 3 … 13, A high 14; 2 only low, never
 K A 2, no jokers. Chains are keyed by their lowest position, a single 三带一 / 四带二
 group by its natural rank — exactly as :func:`~engine.shoubayi.rules.classify_counts`.
+
+:class:`SMoves` is the same generator on packed multisets (:mod:`engine.movegen`) for the
+common interface :mod:`engine.moves`; it is several times faster on big hands (kickers
+are added as integers). :func:`legal_plays` keeps its shape and order for its callers.
 """
 
 from __future__ import annotations
