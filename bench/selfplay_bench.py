@@ -62,6 +62,7 @@ def play_game(game: ClimbingGame, rnd: random.Random, trusted: bool) -> int:
     """Play ``game`` to the end with uniformly random legal moves; the number of moves."""
     gen = generator(game.rules)
     protected = game.protected()
+    rand = rnd.random
     moves = 0
     while not game.over:
         seat = game.turn
@@ -69,17 +70,17 @@ def play_game(game: ClimbingGame, rnd: random.Random, trusted: bool) -> int:
         to_beat = game.lead_reading()
         if to_beat is None:
             plays = gen.leads(pack_cards(hand))
-            pick = rnd.randrange(len(plays))
+            pick = int(rand() * len(plays))
         else:
             plays = gen.follows(pack_cards(hand), to_beat)
-            pick = rnd.randrange(len(plays) + 1)
+            pick = int(rand() * (len(plays) + 1))
             if pick == len(plays):
                 try:
                     game.pass_turn(seat)
                     moves += 1
                     continue
                 except MoveError:  # S-4 把一必拦: a play exists
-                    pick = rnd.randrange(len(plays))
+                    pick = int(rand() * len(plays))
         packed, reading = plays[pick]
         cards = cards_for(packed, hand, protected)
         if trusted:
@@ -112,13 +113,14 @@ def rlcard_doudizhu(budget: float) -> tuple[float, float] | None:
         return None
     game = DoudizhuGame()
     game.np_random.seed(1)
-    rnd = random.Random(1)
+    rand = random.Random(1).random
     moves = games = 0
     start = time.process_time()
     while games < 3 or time.process_time() - start < budget:
         state, _ = game.init_game()
         while not game.is_over():
-            state, _ = game.step(rnd.choice(state["actions"]))
+            actions = state["actions"]
+            state, _ = game.step(actions[int(rand() * len(actions))])
             moves += 1
         games += 1
     return moves / (time.process_time() - start), moves / games

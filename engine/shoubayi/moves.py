@@ -19,6 +19,7 @@ are added as integers). :func:`legal_plays` keeps its shape and order for its ca
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
+from itertools import repeat
 
 from engine.cards import R2, RA, RBJ, RSJ
 from engine.movegen import (
@@ -341,7 +342,7 @@ class SMoves(MoveGenerator):
         for base, rd in bases:
             left = hand - base
             avail = [(left >> s) & 7 for s in SHIFTS]
-            out += [(x, rd) for x in kicker_sets(avail, m, _NATURAL, base)]
+            out += list(zip(kicker_sets(avail, m, _NATURAL, base), repeat(rd)))
         if size == total - 1:
             out = self._keep_no_lone_joker(out, hand, total)
         return out
@@ -359,6 +360,8 @@ class SMoves(MoveGenerator):
 
     def bombs(self, hand: int, total: int, counts: list[int], above: int) -> list[PackedPlay]:
         """S-3.4 bombs above ``above``, never leaving a lone joker."""
+        if not ranks_with(hand, 4):
+            return []
         out = set_plays(counts, self.sets["bomb"], above)
         return self._keep_no_lone_joker(out, hand, total) if total == 5 else out
 
@@ -421,7 +424,7 @@ class SMoves(MoveGenerator):
                 left = hand - base
                 avail = [(left >> s) & 7 for s in SHIFTS]
                 m = rd.size // group * carry
-                plays = [(x, rd) for x in kicker_sets(avail, m, _NATURAL, base)]
+                plays = list(zip(kicker_sets(avail, m, _NATURAL, base), repeat(rd)))
                 if rd.size == lone:
                     plays = self._keep_no_lone_joker(plays, hand, total)
                 out += plays

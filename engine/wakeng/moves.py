@@ -62,7 +62,7 @@ class WMoves(MoveGenerator):
 
     def bombs(self, hand: int, total: int, counts: list[int], above: int) -> list[Play]:
         """W-4 bombs above ``above`` (标准 only)."""
-        return self._fours(counts, above) if self.has_bombs else []
+        return self._fours(counts, above) if self.has_bombs and ranks_with(hand, 4) else []
 
     def family(self, hand: int, total: int, counts: list[int], kind: str, size: int,
                above: int, lazy: bool) -> Iterable[Play]:
