@@ -6,7 +6,7 @@ Suits never change what a play is, so cards that differ only in suits make one p
 :func:`engine.moves.cards_for` picks the concrete cards afterwards. Adding two packed
 multisets adds their counts, which makes building plays with kickers one integer addition.
 
-A generated play is a :class:`Play` — ``(packed, reading)`` — that carries the
+A generated play is a :data:`Play` — a plain tuple ``(packed, reading)`` — that carries the
 :class:`~engine.readings.Reading` it is played as (type, size, key, bomb), so applying it
 never classifies the cards again and never loses the meant type (G-5).
 """
@@ -32,7 +32,8 @@ SHIFTS: tuple[int, ...] = tuple(BITS * r for r in range(15))
 are the 15 counts."""
 
 
-_LOW_BITS = sum(1 << (BITS * r) for r in range(13))  # the lowest bit of each suited rank
+_LOW_BITS = sum(1 << (BITS * r) for r in range(13))
+"""The lowest bit of each suited rank's count (3 … 2)."""
 
 
 def ranks_with(packed: int, width: int) -> int:
@@ -273,14 +274,6 @@ def kickers_cheapest(avail: Sequence[int], m: int, order: Sequence[int]) -> Iter
                 yield from rec(t + 1, left - c, acc + c * UNIT[r])
 
     return rec(0, m, 0)
-
-
-def hand_counts(hand: int | Iterable[int]) -> tuple[int, int, list[int]]:
-    """``(packed, total, counts)`` of a hand given as a packed multiset or card ids."""
-    packed = hand if isinstance(hand, int) else pack_cards(hand)
-    counts = [(packed >> s) & 7 for s in SHIFTS]
-    return packed, sum(counts), counts
-
 
 
 KIND_ORDER: dict[str, int] = {
