@@ -195,8 +195,8 @@ class ClimbingGame:
         """
         self.check_turn(seat)
         cards = list(cards)
-        held = set(self.hands[seat])
-        if len(held.intersection(cards)) != len(cards) or len(set(cards)) != len(cards):
+        chosen = set(cards)
+        if len(chosen) != len(cards) or not chosen.issubset(self.hands[seat]):
             raise MoveError("not_held", "你的手牌里没有这些牌")
         to_beat = self.lead_reading()
         if to_beat is None:

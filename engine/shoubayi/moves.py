@@ -420,11 +420,15 @@ class SMoves(MoveGenerator):
                           for m, rd in chain_plays(counts, self.windows[need])
                           if rd.size // need * group <= total]
             lone = total - 1
+            present = [UNIT[r] for r in _NATURAL if counts[r]]
             for base, rd in bases:
                 left = hand - base
-                avail = [(left >> s) & 7 for s in SHIFTS]
                 m = rd.size // group * carry
-                plays = list(zip(kicker_sets(avail, m, _NATURAL, base), repeat(rd)))
+                if m == 1:  # one 三带一: any card left, one per rank
+                    plays = [(base + u, rd) for u in present if left & (7 * u)]
+                else:
+                    avail = [(left >> s) & 7 for s in SHIFTS]
+                    plays = list(zip(kicker_sets(avail, m, _NATURAL, base), repeat(rd)))
                 if rd.size == lone:
                     plays = self._keep_no_lone_joker(plays, hand, total)
                 out += plays
