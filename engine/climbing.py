@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.cards import CardsNotHeld, parse_cards, resolve
 from engine.errors import MoveError
+from engine.movegen import reading_of_json
 from engine.readings import (
     COMMON,
     Hint,
@@ -149,7 +150,7 @@ class ClimbingGame:
 
     def lead_reading(self) -> Reading | None:
         """The reading to beat in the current trick, ``None`` if the turn player leads."""
-        return Reading.from_json(self.lead[2]) if self.lead else None
+        return reading_of_json(self.lead[2]) if self.lead else None
 
     # ---- moves ---------------------------------------------------------------------------
     def parse_play(self, seat: int, text: str) -> tuple[list[int], TypeName | None]:
@@ -226,8 +227,8 @@ class ClimbingGame:
         """
         self.check_turn(seat)
         cards = list(cards)
-        held = set(self.hands[seat])
-        if len(held.intersection(cards)) != len(cards) or len(set(cards)) != len(cards):
+        chosen = set(cards)
+        if len(chosen) != len(cards) or not chosen.issubset(self.hands[seat]):
             raise MoveError("not_held", "你的手牌里没有这些牌")
         to_beat = self.lead_reading()
         if to_beat is None:
@@ -242,16 +243,16 @@ class ClimbingGame:
         """Put an accepted play on the table (after every check): take the cards from the
         hand, record the trick and the log, finish the player or pass the turn on (G-3).
         Games that track more per play (S-4 包赔) extend this."""
-        hand = self.hands[seat]
         gone = set(cards)
-        left = [c for c in hand if c not in gone]
+        left = [c for c in self.hands[seat] if c not in gone]
         self.hands[seat] = left
         self.played[seat] = True
-        self.lead = [seat, sorted(cards), reading.to_json()]
+        ordered = sorted(cards)
+        self.lead = [seat, ordered, reading.to_json()]
         self.passes = 0
-        self.log.append([seat, sorted(cards)])
+        self.log.append([seat, list(ordered)])
         self.kinds.append(reading.kind)
-        move = Move(seat=seat, cards=sorted(cards), reading=reading)
+        move = Move(seat=seat, cards=list(ordered), reading=reading)
         if not left:
             self.out.append(seat)
             move.place = len(self.out)

@@ -6,7 +6,7 @@ Suits never change what a play is, so cards that differ only in suits make one p
 :func:`engine.moves.cards_for` picks the concrete cards afterwards. Adding two packed
 multisets adds their counts, which makes building plays with kickers one integer addition.
 
-A generated play is a :class:`Play` — ``(packed, reading)`` — that carries the
+A generated play is a :data:`Play` — a plain tuple ``(packed, reading)`` — that carries the
 :class:`~engine.readings.Reading` it is played as (type, size, key, bomb), so applying it
 never classifies the cards again and never loses the meant type (G-5).
 """
@@ -27,6 +27,28 @@ UNIT: tuple[int, ...] = tuple(1 << (BITS * r) for r in range(15))
 
 _MASK = (1 << BITS) - 1
 
+SHIFTS: tuple[int, ...] = tuple(BITS * r for r in range(15))
+"""Bit offset of each natural rank's count: ``[(packed >> s) & 7 for s in SHIFTS]``
+are the 15 counts."""
+
+
+_LOW_BITS = sum(1 << (BITS * r) for r in range(13))
+"""The lowest bit of each suited rank's count (3 … 2)."""
+
+
+def ranks_with(packed: int, width: int) -> int:
+    """How many suited ranks (3 … 2, no jokers) the packed multiset holds at least
+    ``width`` (1..4) of — a quick bound before looking for chains."""
+    if width == 1:
+        m = packed | packed >> 1 | packed >> 2
+    elif width == 2:
+        m = packed >> 1 | packed >> 2
+    elif width == 3:
+        m = (packed >> 1) & packed | packed >> 2
+    else:
+        m = packed >> 2
+    return (m & _LOW_BITS).bit_count()
+
 
 def pack_counts(counts: Sequence[int]) -> int:
     """The packed multiset of 15 rank counts (each 0..4)."""
@@ -36,12 +58,13 @@ def pack_counts(counts: Sequence[int]) -> int:
     return out
 
 
+CARD_UNIT: tuple[int, ...] = tuple(UNIT[c // 4 if c < 52 else c - 39] for c in range(54))
+"""``CARD_UNIT[c]`` is the packed multiset of card id ``c`` alone."""
+
+
 def pack_cards(cards: Iterable[int]) -> int:
     """The packed rank multiset of card ids (G-1 ids 0..53)."""
-    out = 0
-    for c in cards:
-        out += UNIT[c // 4 if c < 52 else c - 39]
-    return out
+    return sum(map(CARD_UNIT.__getitem__, cards))
 
 
 def unpack(packed: int) -> tuple[int, ...]:
@@ -75,6 +98,16 @@ def play_ranks(play: Play) -> list[int]:
 _READINGS: dict[tuple[str, int, int, bool], Reading] = {}
 
 
+def reading_of_json(data: Sequence) -> Reading:
+    """:meth:`Reading.from_json` through the shared readings (a stored trick's reading
+    is read once per move)."""
+    r = _READINGS.get(tuple(data))  # type: ignore[arg-type]
+    if r is None:
+        r = Reading.from_json(data)
+        _READINGS[(r.kind, r.size, r.key, r.bomb)] = r
+    return r
+
+
 def reading(kind: str, size: int, key: int, bomb: bool = False) -> Reading:
     """The shared :class:`Reading` for these fields (readings are immutable, so plays of
     one type, size and key share one object)."""
@@ -96,6 +129,8 @@ class ChainSpec(NamedTuple):
     * ``shortest`` / ``longest`` — the lengths in ranks.
     * ``wrap`` — ``order`` starts with A, 2 and ends with A: a window from index 0 or 1
       to the last index is refused (A twice, or K A 2).
+    * ``windows`` — ``windows[a][b]`` the play of the window ``a … b`` (any length;
+      ``None`` when refused), built once.
     """
 
     kind: str
@@ -106,13 +141,25 @@ class ChainSpec(NamedTuple):
     shortest: int
     longest: int
     wrap: bool
+    windows: tuple[tuple[Play | None, ...], ...]
 
 
 def chain_spec(kind: str, width: int, order: Sequence[int], keys: Sequence[int], top: bool,
                shortest: int, wrap: bool = False) -> ChainSpec:
     """A :class:`ChainSpec`; the longest chain is the number of distinct ranks."""
-    return ChainSpec(kind, width, tuple(order), tuple(keys), top, shortest,
-                     len(set(order)), wrap)
+    order, keys = tuple(order), tuple(keys)
+    n = len(order)
+    windows = []
+    for a in range(n):
+        row: list[Play | None] = [None] * n
+        packed = 0
+        for b in range(a, n):
+            packed += UNIT[order[b]] * width
+            if not (wrap and b == n - 1 and a <= 1):
+                row[b] = (packed, reading(kind, (b - a + 1) * width, keys[b] if top else keys[a]))
+        windows.append(tuple(row))
+    return ChainSpec(kind, width, order, keys, top, shortest, len(set(order)), wrap,
+                     tuple(windows))
 
 
 def chain_plays(hand: Sequence[int], spec: ChainSpec, length: int | None = None,
@@ -120,41 +167,51 @@ def chain_plays(hand: Sequence[int], spec: ChainSpec, length: int | None = None,
     """Chains of ``spec`` the rank counts ``hand`` can make, keyed above ``above``:
     every length from ``spec.shortest`` up, or only ``length`` ranks (then in ascending
     key order: keys grow along ``order``)."""
-    order, width, keys = spec.order, spec.width, spec.keys
-    n = len(order)
-    if length is not None and not spec.shortest <= length <= spec.longest:
+    order, width = spec.order, spec.width
+    if length is None:
+        lo_len, hi_len = spec.shortest, spec.longest
+    elif spec.shortest <= length <= spec.longest:
+        lo_len = hi_len = length
+    else:
         return []
-    ok = [hand[r] >= width for r in order]
-    unit = [UNIT[r] * width for r in order]
-    last = n - 1
+    n = len(order)
     out: list[Play] = []
-    kind, top = spec.kind, spec.top
-    lo_len = spec.shortest if length is None else length
-    hi_len = spec.longest if length is None else length
-    for i in range(n):
-        if not ok[i]:
+    windows = spec.windows
+    i = 0
+    while i < n:
+        if hand[order[i]] < width:
+            i += 1
             continue
-        packed = 0
-        for j in range(i, min(n, i + hi_len)):
-            if not ok[j]:
-                break
-            if spec.wrap and j == last and i <= 1:
-                break
-            packed += unit[j]
-            size = j - i + 1
-            if size >= lo_len:
-                key = keys[j] if top else keys[i]
-                if key > above:
-                    out.append((packed, reading(kind, size * width, key)))
+        end = i + 1  # the run of usable ranks is order[i:end]
+        while end < n and hand[order[end]] >= width:
+            end += 1
+        if end - i >= lo_len:
+            for a in range(i, end - lo_len + 1):
+                row = windows[a]
+                for b in range(a + lo_len - 1, min(end, a + hi_len)):
+                    p = row[b]
+                    if p is not None and p[1].key > above:
+                        out.append(p)
+        i = end
     return out
 
 
-def set_plays(hand: Sequence[int], kind: str, n: int, ranks: Iterable[int],
-              weight: Sequence[int], above: int = -99, bomb: bool = False) -> list[Play]:
-    """``n`` cards of one rank (single, pair, triple, four, bomb) for each of ``ranks``
-    (given in ascending weight) that the hand holds, keyed by ``weight`` above ``above``."""
-    return [(UNIT[r] * n, reading(kind, n, weight[r], bomb))
-            for r in ranks if hand[r] >= n and weight[r] > above]
+SetTable = tuple[tuple[int, int, int, Play], ...]
+"""Precomputed sets of one type: ``(rank, cards needed, key, play)`` per rank."""
+
+
+def set_table(kind: str, n: int, ranks: Iterable[int], weight: Sequence[int],
+              bomb: bool = False) -> SetTable:
+    """The plays of ``n`` cards of one rank (single, pair, triple, four, bomb) for each
+    of ``ranks`` (in ascending weight), keyed by ``weight`` — built once per generator."""
+    return tuple((r, n, weight[r], (UNIT[r] * n, reading(kind, n, weight[r], bomb)))
+                 for r in ranks)
+
+
+def set_plays(hand: Sequence[int], table: SetTable, above: int = -99) -> list[Play]:
+    """The plays of ``table`` the rank counts ``hand`` can make, keyed above ``above``,
+    in ascending key."""
+    return [p for r, n, k, p in table if hand[r] >= n and k > above]
 
 
 def kicker_sets(avail: Sequence[int], m: int, ranks: Iterable[int] = range(15),
@@ -219,14 +276,6 @@ def kickers_cheapest(avail: Sequence[int], m: int, order: Sequence[int]) -> Iter
     return rec(0, m, 0)
 
 
-def hand_counts(hand: int | Iterable[int]) -> tuple[int, int, list[int]]:
-    """``(packed, total, counts)`` of a hand given as a packed multiset or card ids."""
-    packed = hand if isinstance(hand, int) else pack_cards(hand)
-    counts = [(packed >> (BITS * r)) & _MASK for r in range(15)]
-    return packed, sum(counts), counts
-
-
-
 KIND_ORDER: dict[str, int] = {
     "single": 0, "pair": 1, "triple": 2, "triple_one": 3, "four": 4, "four_two": 5,
     "straight": 6, "pair_chain": 7, "triple_chain": 8, "bomb": 9,
@@ -249,6 +298,12 @@ class MoveGenerator:
     """
 
     has_bombs = False
+    _lead_order: dict[int, list[tuple[int, str]]]
+
+    def __new__(cls, *args: object, **kwargs: object) -> MoveGenerator:
+        self = super().__new__(cls)
+        self._lead_order = {}  # hand size → lead families in cheapest-first order
+        return self
 
     def leads(self, hand: int) -> list[Play]:
         """Every legal lead of ``hand`` (G-3), once each, in no particular order."""
@@ -276,12 +331,20 @@ class MoveGenerator:
     def follows(self, hand: int, to_beat: Reading) -> list[Play]:
         """Every legal play of ``hand`` that beats ``to_beat``: the same type and size
         with a higher key, then the bombs that beat it."""
-        return list(self.iter_follows(hand, to_beat, lazy=False))
+        counts = [(hand >> s) & 7 for s in SHIFTS]
+        total = sum(counts)
+        out: list[Play] = []
+        if to_beat.size <= total and not to_beat.bomb:
+            out += self.family(hand, total, counts, to_beat.kind, to_beat.size, to_beat.key,
+                               False)
+        if self.has_bombs:
+            out += self.bombs(hand, total, counts, to_beat.key if to_beat.bomb else -99)
+        return out
 
     def iter_follows(self, hand: int, to_beat: Reading, lazy: bool = True) -> Iterator[Play]:
         """The follows of :meth:`follows`, cheapest first: same type by ascending key,
         then bombs by ascending key."""
-        counts = [(hand >> (BITS * r)) & _MASK for r in range(15)]
+        counts = [(hand >> s) & 7 for s in SHIFTS]
         total = sum(counts)
         if to_beat.size <= total and not to_beat.bomb:
             yield from self.family(hand, total, counts, to_beat.kind, to_beat.size,
@@ -292,8 +355,11 @@ class MoveGenerator:
     def iter_leads(self, hand: int) -> Iterator[Play]:
         """The leads of :meth:`leads`, cheapest first: fewer cards first, then by type
         (:data:`KIND_ORDER`), then ascending key, then cheapest kickers."""
-        counts = [(hand >> (BITS * r)) & _MASK for r in range(15)]
+        counts = [(hand >> s) & 7 for s in SHIFTS]
         total = sum(counts)
-        for size, kind in sorted(self.lead_families(total),
-                                 key=lambda f: (f[0], KIND_ORDER[f[1]])):
+        order = self._lead_order.get(total)
+        if order is None:
+            order = self._lead_order[total] = sorted(
+                self.lead_families(total), key=lambda f: (f[0], KIND_ORDER[f[1]]))
+        for size, kind in order:
             yield from self.family(hand, total, counts, kind, size, -99, True)

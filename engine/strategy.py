@@ -3,6 +3,10 @@
 A strategy is any object with ``choose(game, seat) -> Action``; the chat layer asks the
 game's strategy and applies the action through the game's normal move functions, so a
 smarter player can replace :class:`LowestStrategy` without touching anything else.
+
+A strategy that searches should take its candidate plays from :mod:`engine.moves`
+(every legal lead / follow of every game, each with its reading; cheapest first on
+demand) and may apply them with ``game.play_reading`` so the reading is kept (G-5).
 """
 
 from __future__ import annotations

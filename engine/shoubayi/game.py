@@ -125,8 +125,11 @@ class SGame(ClimbingGame):
 
     def check_play(self, seat: int, cards: Sequence[int], reading: Reading) -> None:
         """S-3: never be left holding one card that is a joker."""
+        hand = self.hands[seat]
+        if len(hand) - len(cards) != 1:
+            return
         gone = set(cards)
-        left = [c for c in self.hands[seat] if c not in gone]
+        left = [c for c in hand if c not in gone]
         if len(left) == 1 and left[0] >= SMALL_JOKER:
             raise MoveError("lone_joker", "不能只剩一张王（王不能当把一的牌），请换个出法")
 

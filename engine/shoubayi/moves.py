@@ -10,22 +10,30 @@ follow and drops the plays the lone-joker rule refuses (S-3). :func:`can_beat` a
 Chain positions (S-2): A low 1, 2 low 2, 3 … K = 3 … 13, A high 14; 2 only low, never
 K A 2, no jokers. Chains are keyed by their lowest position, a single 三带一 / 四带二
 group by its natural rank — exactly as :func:`~engine.shoubayi.rules.classify_counts`.
+
+:class:`SMoves` is the same generator on packed multisets (:mod:`engine.movegen`) for the
+common interface :mod:`engine.moves`; it is several times faster on big hands (kickers
+are added as integers). :func:`legal_plays` keeps its shape and order for its callers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
+from itertools import repeat
 
 from engine.cards import R2, RA, RBJ, RSJ
 from engine.movegen import (
+    SHIFTS,
     UNIT,
     MoveGenerator,
     chain_plays,
     chain_spec,
     kicker_sets,
     kickers_cheapest,
+    ranks_with,
     reading,
     set_plays,
+    set_table,
 )
 from engine.movegen import Play as PackedPlay
 from engine.readings import Reading
@@ -269,6 +277,7 @@ _CHAIN_ORDER = (RA, R2, *range(RA + 1))
 _POSITIONS = tuple(range(1, 15))
 _NATURAL = tuple(range(15))
 _JOKERS = (UNIT[RSJ], UNIT[RBJ])
+_JOKER_BITS = 7 * UNIT[RSJ] + 7 * UNIT[RBJ]
 
 
 class SMoves(MoveGenerator):
@@ -287,6 +296,9 @@ class SMoves(MoveGenerator):
         self.groups = {"triple_one": (3, 1), "four_two": (4, 2)}
         self.windows = {need: chain_spec("", need, _CHAIN_ORDER, _POSITIONS, False, 2, wrap=True)
                         for need in (3, 4)}
+        self.sets = {"single": set_table("single", 1, _NATURAL, _NATURAL),
+                     "pair": set_table("pair", 2, range(13), _NATURAL),
+                     "bomb": set_table("bomb", 4, range(13), _NATURAL, bomb=True)}
 
     def beats(self, new: Reading, old: Reading) -> bool:
         """S-3."""
@@ -295,12 +307,12 @@ class SMoves(MoveGenerator):
     @staticmethod
     def _keep_no_lone_joker(plays: list[PackedPlay], hand: int, total: int) -> list[PackedPlay]:
         """S-3: drop the plays of ``total - 1`` cards whose one card left is a joker."""
-        if total < 2:
+        if total < 2 or not hand & _JOKER_BITS:
             return plays
         return [p for p in plays if p[1].size != total - 1 or hand - p[0] not in _JOKERS]
 
     def _pairs(self, counts: list[int], above: int) -> list[PackedPlay]:
-        out = set_plays(counts, "pair", 2, range(13), _NATURAL, above)
+        out = set_plays(counts, self.sets["pair"], above)
         if counts[RSJ] and counts[RBJ] and above < JOKER_PAIR_KEY:
             out.append((UNIT[RSJ] + UNIT[RBJ], reading("pair", 2, JOKER_PAIR_KEY)))
         return out
@@ -329,8 +341,8 @@ class SMoves(MoveGenerator):
         m = k * carry
         for base, rd in bases:
             left = hand - base
-            avail = [(left >> (3 * r)) & 7 for r in range(15)]
-            out += [(x, rd) for x in kicker_sets(avail, m, _NATURAL, base)]
+            avail = [(left >> s) & 7 for s in SHIFTS]
+            out += list(zip(kicker_sets(avail, m, _NATURAL, base), repeat(rd)))
         if size == total - 1:
             out = self._keep_no_lone_joker(out, hand, total)
         return out
@@ -339,7 +351,7 @@ class SMoves(MoveGenerator):
                      m: int) -> Iterator[PackedPlay]:
         for base, rd in bases:
             left = hand - base
-            avail = [(left >> (3 * r)) & 7 for r in range(15)]
+            avail = [(left >> s) & 7 for s in SHIFTS]
             check = rd.size == total - 1
             for x in kickers_cheapest(avail, m, _NATURAL):
                 if check and left - x in _JOKERS:
@@ -348,14 +360,16 @@ class SMoves(MoveGenerator):
 
     def bombs(self, hand: int, total: int, counts: list[int], above: int) -> list[PackedPlay]:
         """S-3.4 bombs above ``above``, never leaving a lone joker."""
-        out = set_plays(counts, "bomb", 4, range(13), _NATURAL, above, bomb=True)
+        if not ranks_with(hand, 4):
+            return []
+        out = set_plays(counts, self.sets["bomb"], above)
         return self._keep_no_lone_joker(out, hand, total) if total == 5 else out
 
     def family(self, hand: int, total: int, counts: list[int], kind: str, size: int,
                above: int, lazy: bool) -> Iterable[PackedPlay]:
         """S-3 plays of one type and size above ``above``, ascending key."""
         if kind == "single" and size == 1:
-            out = set_plays(counts, "single", 1, _NATURAL, _NATURAL, above)
+            out = set_plays(counts, self.sets["single"], above)
         elif kind == "pair" and size == 2:
             out = self._pairs(counts, above)
         elif kind == "straight" and size >= 5:
@@ -382,15 +396,40 @@ class SMoves(MoveGenerator):
 
     def leads(self, hand: int) -> list[PackedPlay]:
         """Every S-3 lead of ``hand`` (no bombs, no lone joker kept)."""
-        counts = [(hand >> (3 * r)) & 7 for r in range(15)]
+        counts = [(hand >> s) & 7 for s in SHIFTS]
         total = sum(counts)
-        out = set_plays(counts, "single", 1, _NATURAL, _NATURAL)
+        out = set_plays(counts, self.sets["single"])
         out += self._pairs(counts, -99)
-        out += chain_plays(counts, self.straight)
-        out += chain_plays(counts, self.pair_chain)
+        if total >= 5 and ranks_with(hand, 1) >= 5:
+            out += chain_plays(counts, self.straight)
+        if total >= 6 and ranks_with(hand, 2) >= 3:
+            out += chain_plays(counts, self.pair_chain)
         if total - 1 in (1, 2) or total - 1 >= 5:
             out = self._keep_no_lone_joker(out, hand, total)
         for kind, (need, carry) in self.groups.items():
-            for k in range(1, total // (need + carry) + 1):
-                out += self._groups(hand, total, counts, kind, k, -99, False)
+            group = need + carry
+            if total < group or not ranks_with(hand, need):
+                continue
+            # one group keyed by its rank, runs of k >= 2 by their lowest position
+            bases = [(need * UNIT[r], reading(kind, group, r)) for r in range(13)
+                     if counts[r] >= need]
+            if not bases:
+                continue
+            if total >= 2 * group and len(bases) >= 2 and ranks_with(hand, need) >= 2:
+                bases += [(m, reading(kind, rd.size // need * group, rd.key))
+                          for m, rd in chain_plays(counts, self.windows[need])
+                          if rd.size // need * group <= total]
+            lone = total - 1
+            present = [UNIT[r] for r in _NATURAL if counts[r]]
+            for base, rd in bases:
+                left = hand - base
+                m = rd.size // group * carry
+                if m == 1:  # one 三带一: any card left, one per rank
+                    plays = [(base + u, rd) for u in present if left & (7 * u)]
+                else:
+                    avail = [(left >> s) & 7 for s in SHIFTS]
+                    plays = list(zip(kicker_sets(avail, m, _NATURAL, base), repeat(rd)))
+                if rd.size == lone:
+                    plays = self._keep_no_lone_joker(plays, hand, total)
+                out += plays
         return out

@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.cards import R3, R4, RA, RK
-from engine.movegen import MoveGenerator, Play, chain_plays, chain_spec, set_plays
+from engine.movegen import (
+    SHIFTS,
+    MoveGenerator,
+    Play,
+    chain_plays,
+    chain_spec,
+    ranks_with,
+    set_plays,
+    set_table,
+)
 from engine.readings import Reading
 from engine.wakeng.rules import WRules, beats
 
@@ -38,28 +47,32 @@ class WMoves(MoveGenerator):
                            chain_spec("triple_chain", 3, order, order, True, 2)]
             self.four_kind, self.has_bombs = "bomb", True
         self.chain_of = {s.kind: s for s in self.chains}
+        self.sets = {"single": set_table("single", 1, self.by_weight, self.weight),
+                     "pair": set_table("pair", 2, self.suited, self.weight),
+                     "triple": set_table("triple", 3, self.suited, self.weight),
+                     self.four_kind: set_table(self.four_kind, 4, self.suited, self.weight,
+                                               bomb=self.has_bombs)}
 
     def beats(self, new: Reading, old: Reading) -> bool:
         """W-4."""
         return beats(new, old)
 
     def _fours(self, counts: list[int], above: int) -> list[Play]:
-        return set_plays(counts, self.four_kind, 4, self.suited, self.weight, above,
-                         bomb=self.has_bombs)
+        return set_plays(counts, self.sets[self.four_kind], above)
 
     def bombs(self, hand: int, total: int, counts: list[int], above: int) -> list[Play]:
         """W-4 bombs above ``above`` (标准 only)."""
-        return self._fours(counts, above) if self.has_bombs else []
+        return self._fours(counts, above) if self.has_bombs and ranks_with(hand, 4) else []
 
     def family(self, hand: int, total: int, counts: list[int], kind: str, size: int,
                above: int, lazy: bool) -> Iterable[Play]:
         """W-4 / W-7 plays of one type and size above ``above``, ascending key."""
         if kind == "single" and size == 1:
-            return set_plays(counts, "single", 1, self.by_weight, self.weight, above)
+            return set_plays(counts, self.sets["single"], above)
         if kind == "pair" and size == 2:
-            return set_plays(counts, "pair", 2, self.suited, self.weight, above)
+            return set_plays(counts, self.sets["pair"], above)
         if kind == "triple" and size == 3:
-            return set_plays(counts, "triple", 3, self.suited, self.weight, above)
+            return set_plays(counts, self.sets["triple"], above)
         if kind == self.four_kind and size == 4:
             return self._fours(counts, above)
         spec = self.chain_of.get(kind)
@@ -79,12 +92,12 @@ class WMoves(MoveGenerator):
 
     def leads(self, hand: int) -> list[Play]:
         """Every W-4 / W-7 lead of ``hand``."""
-        counts = [(hand >> (3 * r)) & 7 for r in range(15)]
-        w = self.weight
-        out = set_plays(counts, "single", 1, self.by_weight, w)
-        out += set_plays(counts, "pair", 2, self.suited, w)
-        out += set_plays(counts, "triple", 3, self.suited, w)
+        counts = [(hand >> s) & 7 for s in SHIFTS]
+        out = set_plays(counts, self.sets["single"])
+        out += set_plays(counts, self.sets["pair"])
+        out += set_plays(counts, self.sets["triple"])
         out += self._fours(counts, -99)
         for spec in self.chains:
-            out += chain_plays(counts, spec)
+            if ranks_with(hand, spec.width) >= spec.shortest:
+                out += chain_plays(counts, spec)
         return out

@@ -13,13 +13,16 @@ from collections.abc import Iterable
 
 from engine.cards import R2, RA, RBJ, RK, RSJ
 from engine.movegen import (
+    SHIFTS,
     UNIT,
     MoveGenerator,
     Play,
     chain_plays,
     chain_spec,
+    ranks_with,
     reading,
     set_plays,
+    set_table,
 )
 from engine.readings import Reading
 from engine.zhuatewu.rules import ZRules, beats
@@ -39,6 +42,8 @@ class ZMoves(MoveGenerator):
         self.by_weight = tuple(sorted(range(15), key=lambda r: self.weight[r]))
         self.suited = tuple(r for r in self.by_weight if r < RSJ)
         self.joker_pair_key = self.weight[RBJ] + 1
+        self.sets = {kind: set_table(kind, n, self.by_weight if n == 1 else self.suited,
+                                     self.weight) for kind, n in _SETS}
         ends = rules.chain_ends
         self.chains = []
         for kind, width, shortest in (("straight", 1, 5),
@@ -59,7 +64,7 @@ class ZMoves(MoveGenerator):
 
     # ---- families ------------------------------------------------------------------------
     def _pairs(self, counts: list[int], above: int) -> list[Play]:
-        out = set_plays(counts, "pair", 2, self.suited, self.weight, above)
+        out = set_plays(counts, self.sets["pair"], above)
         if (self.rules.joker_pair and counts[RSJ] and counts[RBJ]
                 and self.joker_pair_key > above):
             out.append((UNIT[RSJ] + UNIT[RBJ], reading("pair", 2, self.joker_pair_key)))
@@ -97,13 +102,13 @@ class ZMoves(MoveGenerator):
                above: int, lazy: bool) -> Iterable[Play]:
         """Z-4 plays of one type and size above ``above``, ascending key."""
         if kind == "single" and size == 1:
-            return set_plays(counts, "single", 1, self.by_weight, self.weight, above)
+            return set_plays(counts, self.sets["single"], above)
         if kind == "pair" and size == 2:
             return self._pairs(counts, above)
         if kind == "triple" and size == 3:
-            return set_plays(counts, "triple", 3, self.suited, self.weight, above)
+            return set_plays(counts, self.sets["triple"], above)
         if kind == "four" and size == 4:
-            return set_plays(counts, "four", 4, self.suited, self.weight, above)
+            return set_plays(counts, self.sets["four"], above)
         if kind == "triple_one" and size == 4:
             return self._triple_ones(counts, above)
         if kind == "four_two" and size == 6:
@@ -125,14 +130,14 @@ class ZMoves(MoveGenerator):
 
     def leads(self, hand: int) -> list[Play]:
         """Every Z-4 lead of ``hand`` (no bombs; every type may lead)."""
-        counts = [(hand >> (3 * r)) & 7 for r in range(15)]
-        w = self.weight
-        out = set_plays(counts, "single", 1, self.by_weight, w)
+        counts = [(hand >> s) & 7 for s in SHIFTS]
+        out = set_plays(counts, self.sets["single"])
         out += self._pairs(counts, -99)
-        out += set_plays(counts, "triple", 3, self.suited, w)
-        out += set_plays(counts, "four", 4, self.suited, w)
+        out += set_plays(counts, self.sets["triple"])
+        out += set_plays(counts, self.sets["four"])
         out += self._triple_ones(counts, -99)
         out += self._four_twos(counts, -99)
         for spec in self.chains:
-            out += chain_plays(counts, spec)
+            if ranks_with(hand, spec.width) >= spec.shortest:
+                out += chain_plays(counts, spec)
         return out

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.cards import RBJ, RSJ, cards_of_rank, resolve
+from engine.cards import RBJ, RSJ, cards_of_rank, parse_cards, resolve
 from engine.errors import MoveError
 from engine.movegen import KIND_ORDER, Play, pack_counts, unpack
 from engine.moves import (
@@ -236,6 +236,15 @@ def test_z4_chain_rules_a_b_c() -> None:
         legal_leads(hand, ZRules(chain_ends="c", min_pair_chain=3)))
 
 
+@pytest.mark.parametrize("rules", [ZRules(chain_ends="b"), ZRules(chain_ends="c"), SRules()])
+def test_thirteen_rank_straight_is_read_once(rules: object) -> None:
+    """Z-4 b/c, S-2: all thirteen ranks make one straight, A 2 3 … K (2 only low), never
+    also 2 3 … K A."""
+    hand = cards("A23456789 10JQK 5")
+    longest = [r for _m, r in legal_leads(hand, rules) if r.kind == "straight" and r.size == 13]
+    assert longest == [classify(rules, srules.counts_of(cards("A23456789 10JQK")))[0]]
+
+
 def test_z3_three_high_and_joker_pair() -> None:
     """Z-3 带3: a 3 beats a 2; 大小王成对: the joker pair is the highest pair, and a pair
     of 2s does not beat it."""
@@ -288,9 +297,10 @@ def test_s3_packed_generator_equals_the_counts_generator() -> None:
             assert as_set(legal_follows(hand, SRules(), t)) == set(counts_plays(counts, t))
 
 
-def test_lazy_queries_stop_early() -> None:
-    """The cheapest-first iterator yields the lowest play first without building the
-    rest: the lowest single, the lowest 四带二 chain answer with the lowest kickers."""
+def test_lazy_queries_give_the_cheapest_play() -> None:
+    """The cheapest-first order: the lowest single (never one that keeps a lone joker,
+    S-3), the lowest 四带二 chain answer with the lowest kickers, ``None`` when nothing
+    beats."""
     hand = cards("3 4444 5555 6666 7777 8 9 10 J Q K A 2 小王 大王")
     assert plays_text([lowest_single(hand, SRules())]) == {("3", "single", 0)}
     first = any_beating(hand, SRules(), Reading("four_two", 12, 1))
@@ -312,18 +322,12 @@ def test_g1_cards_for_keeps_spy_cards_back() -> None:
     spy = cards("♠A")
     (play,) = [p for p in legal_leads(hand, ZRules()) if p[1].kind == "pair"]
     chosen = cards_for(play, hand, spy)
-    assert chosen == sorted(resolve(srules_specs("AA"), hand, spy))
+    assert chosen == sorted(resolve(parse_cards("AA"), hand, spy))
     assert cards("♠A")[0] not in chosen
     (triple,) = [p for p in legal_leads(hand, ZRules()) if p[1].kind == "triple"]
     assert cards_for(triple, hand, spy) == sorted(cards("♠A ♥A ♦A"))
     with pytest.raises(ValueError):
         cards_for(pack_counts([0] * 11 + [4] + [0] * 3), hand)
-
-
-def srules_specs(text: str):  # noqa: ANN201 - CardSpec list
-    from engine.cards import parse_cards
-
-    return parse_cards(text)
 
 
 # ---- the trusted apply path ------------------------------------------------------------------
@@ -359,8 +363,8 @@ def test_play_reading_refuses_without_changing_state() -> None:
     game.play_reading(0, cards("5"), Reading("single", 1, 2))
     before = game.to_json()
     with pytest.raises(MoveError):
-        game.play_reading(1, cards("6")[:0] + [c for c in game.hands[1] if c // 4 == 3],
-                          Reading("single", 1, 2))  # does not beat (equal key)
+        game.play_reading(1, [c for c in game.hands[1] if c // 4 == 3],
+                          Reading("single", 1, 2))  # a 6 read as key 2 does not beat the 5
     assert game.to_json() == before
 
 
