@@ -135,7 +135,7 @@ class GameRecord(Base):
     ended_at: Mapped[datetime]
     settings: Mapped[dict[str, Any]]
     summary: Mapped[dict[str, Any]]
-    announcement: Mapped[list[Any] | None] = mapped_column(JSON(), nullable=True)
+    announcement: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     announced_at: Mapped[datetime | None]
 
     players: Mapped[list[PlayerRecord]] = relationship(
