@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from db.engine import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine
+from db.engine import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
 from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
 from db.records import RESULTS, FinishedGame, GameStats
 
@@ -31,6 +32,15 @@ _UPSERT_LIVE = (
     "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "
     "updated_at = excluded.updated_at"
 )
+
+
+_HOT_UPSERT = (
+    "INSERT INTO live_tables (group_id, game, state, updated_at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "
+    "updated_at = excluded.updated_at"
+)
+_SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
+"""How SQLAlchemy stores a DateTime in SQLite (naive UTC), so both paths write the same."""
 
 
 @dataclass(slots=True)
@@ -163,7 +173,9 @@ class Store:
     ``busy_timeout`` (seconds, SQLite only) is how long a write waits for another
     process's write lock before it fails with ``database is locked``; within this process
     SQLite writes take turns on an :class:`asyncio.Lock` (each is one short transaction),
-    and reads never wait for the write lock.
+    and reads never wait for the write lock. For a SQLite file on aiosqlite the per-move
+    save (:meth:`save_live_text`) runs on a dedicated connection of its own as one
+    autocommit statement (same PRAGMAs); everything else goes through SQLAlchemy.
 
     Raises (constructor): :class:`sqlalchemy.exc.ArgumentError` for an unparsable URL,
     :class:`ModuleNotFoundError` when the URL's driver is not installed.
@@ -179,6 +191,14 @@ class Store:
         self._reads = async_sessionmaker(readers, expire_on_commit=False)
         self._write_lock = asyncio.Lock() if self._sqlite else None
         self._upsert = _upsert_statement(self._engine.dialect.name)
+        self._hot: Any = None
+        self._hot_args: tuple[list[Any], dict[str, Any]] | None = None
+        parsed = make_url(url)
+        database = parsed.database or ""
+        if (parsed.get_driver_name() == "aiosqlite" and database and database != ":memory:"
+                and "mode=memory" not in database and parsed.query.get("mode") != "memory"):
+            args, kwargs = self._engine.dialect.create_connect_args(parsed)
+            self._hot_args = (list(args), dict(kwargs))
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[AsyncSession]:
@@ -222,7 +242,28 @@ class Store:
 
     async def close(self) -> None:
         """Dispose of the connection pool. The store must not be used afterwards."""
+        if self._hot is not None:
+            hot, self._hot = self._hot, None
+            await hot.close()
         await self._engine.dispose()
+
+    async def hot_connection(self) -> Any:
+        """The dedicated ``aiosqlite`` connection of :meth:`save_live_text` (opened on
+        first use, autocommit, the engine's PRAGMAs), or ``None`` when this store saves
+        through SQLAlchemy (not a SQLite file on aiosqlite)."""
+        if self._hot is None and self._hot_args is not None:
+            import aiosqlite
+
+            args, kwargs = self._hot_args
+            hot = await aiosqlite.connect(*args, isolation_level=None, **kwargs)
+            try:
+                for pragma in sqlite_pragmas(self.busy_timeout):
+                    await hot.execute(pragma)
+            except BaseException:
+                await hot.close()
+                raise
+            self._hot = hot
+        return self._hot
 
     async def save_live(self, group_id: str, game: str, state: dict[str, Any]) -> None:
         """Insert or replace the live state of ``group_id``'s current game.
@@ -238,15 +279,28 @@ class Store:
 
     async def save_live_text(self, group_id: str, game: str, state: str) -> None:
         """:meth:`save_live` for a state already encoded as JSON text (see
-        :func:`encode_state`): one ``INSERT … ON CONFLICT DO UPDATE`` statement in one
-        transaction.
+        :func:`encode_state`): one ``INSERT … ON CONFLICT DO UPDATE`` statement, its own
+        transaction (the per-move save).
 
         Raises:
-            sqlalchemy.exc.SQLAlchemyError: the write failed (nothing is written).
+            sqlite3.Error: the write failed on the dedicated SQLite connection, or
+            sqlalchemy.exc.SQLAlchemyError: it failed through SQLAlchemy (nothing is
+                written either way).
         """
         lock = self._write_lock or contextlib.nullcontext()
-        async with lock, self._engine.begin() as conn:
-            await conn.execute(self._upsert, _upsert_params(group_id, game, state))
+        async with lock:
+            hot = await self.hot_connection()
+            if hot is not None:
+                when = utcnow().replace(tzinfo=None).strftime(_SQLITE_TIME)
+                try:
+                    await hot.execute(_HOT_UPSERT, (group_id, game, state, when))
+                except sqlite3.Error:
+                    if hot.in_transaction:  # never leave a half transaction behind
+                        await hot.rollback()
+                    raise
+                return
+            async with self._engine.begin() as conn:
+                await conn.execute(self._upsert, _upsert_params(group_id, game, state))
 
     async def delete_live(self, group_id: str) -> None:
         """Delete the live state of ``group_id``; no error when there is none."""

@@ -74,7 +74,7 @@ async def test_reads_do_not_wait_for_a_writer_and_a_held_lock_fails_the_write(st
         assert await store.get_settings("g1", "抓特务") == {"chain_ends": "b"}
         assert await store.player_stats("g1", "u1") == []
         assert await store.pending_announcements() == []
-        with pytest.raises(OperationalError, match="database is locked"):
+        with pytest.raises((OperationalError, sqlite3.OperationalError), match="database is locked"):
             await store.save_live("g1", "抓特务", {"v": 2})
         with pytest.raises(OperationalError, match="database is locked"):
             await store.finish_game(game("x"), live=("抓特务", {"v": 3}), announcement=SEGMENTS)

@@ -1,9 +1,11 @@
 """Save before effect: every kind of state change, with a store that fails.
 
-The faults are real: a write statement on the plugin's own SQLite connections raises
+The faults are real: a write statement on the store's SQLAlchemy connections raises
 ``sqlite3.OperationalError("database or disk is full")`` from the driver call (the whole
-real call path: Registry → Store → SQLAlchemy → aiosqlite), the database file opened
-read-only, and ``database is locked`` from a write lock held by another connection.
+real call path: Registry → Store → SQLAlchemy → aiosqlite) while the store's dedicated
+per-move connection is made read-only (``PRAGMA query_only``: SQLite itself refuses the
+write); the database file opened read-only; and ``database is locked`` from a write lock
+held by another connection.
 
 For each change: no message about it goes out, the actor gets 没有生效，请重试 (privately
 for a private answer; nobody for a timer), the table in memory (and the user index) equals
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -56,17 +58,24 @@ PREVIOUS = {"roles": ["civilian", "spy", "civilian"], "out": [1], "outcome": "sp
 
 
 class Faults:
-    """Makes every write statement of the plugin's store fail in the SQLite driver call."""
+    """Makes every write of the plugin's store fail inside SQLite's driver calls."""
 
     def __init__(self) -> None:
         self.error: str | None = None
         self.hits = 0
 
-    def arm(self, error: str = "database or disk is full") -> None:
+    async def arm(self, error: str = "database or disk is full") -> None:
         self.error = error
+        self.hits = 0
+        hot = await REGISTRY.require_store().hot_connection()
+        if hot is not None:
+            await hot.execute("PRAGMA query_only=ON")
 
-    def heal(self) -> None:
+    async def heal(self) -> None:
         self.error = None
+        hot = await REGISTRY.require_store().hot_connection()
+        if hot is not None:
+            await hot.execute("PRAGMA query_only=OFF")
 
     def hook(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         if self.error and statement.lstrip().split(None, 1)[0].upper() in WRITES:
@@ -75,7 +84,7 @@ class Faults:
 
 
 @pytest.fixture
-def faults() -> Iterator[Faults]:
+async def faults() -> AsyncIterator[Faults]:
     engine = REGISTRY.require_store().engine.sync_engine
     f = Faults()
     event.listen(engine, "before_cursor_execute", f.hook)
@@ -83,6 +92,7 @@ def faults() -> Iterator[Faults]:
         yield f
     finally:
         event.remove(engine, "before_cursor_execute", f.hook)
+        await f.heal()
 
 
 def canon(value: Any) -> Any:
@@ -110,26 +120,24 @@ async def records() -> list[str]:
 async def fails_in_group(app: App, faults: Faults, user: int, text: str, *, friends: bool = False,
                          error: str = "database or disk is full") -> None:
     """``user`` sends ``text`` to the group while the store fails: only the refusal goes out."""
-    faults.arm(error)
+    await faults.arm(error)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, text))
         if friends:
             expect_friends(ctx)
         expect_group(ctx, NOT_APPLIED, at=user)
-    assert faults.hits > 0
-    faults.heal()
+    await faults.heal()
     await assert_memory_is_saved()
 
 
 async def fails_in_private(app: App, faults: Faults, user: int, text: str) -> None:
-    faults.arm()
+    await faults.arm()
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, pmsg(user, text))
         expect_private(ctx, user, NOT_APPLIED)
-    assert faults.hits > 0
-    faults.heal()
+    await faults.heal()
     await assert_memory_is_saved()
 
 
@@ -150,13 +158,12 @@ async def fails_on_timer(app: App, faults: Faults, monkeypatch, table: Table, *,
                          remind: bool = False) -> None:
     """The table's timer comes due while the store fails: nothing is sent, nothing
     changes, and the timer retries later (backoff) instead of spinning."""
-    faults.arm()
+    await faults.arm()
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         monkeypatch.setattr(actions, "any_bot", lambda: bot)
         await fire(table, remind=remind)
-    assert faults.hits > 0
-    faults.heal()
+    await faults.heal()
     await assert_memory_is_saved()
     assert table.retry_at is not None and table.retry_at > now_utc()
     retry = actions._timers.get(table.group_id)
@@ -475,12 +482,12 @@ async def test_timer_backs_off_while_the_store_keeps_failing(app: App, faults: F
     table = await armed_table()
     await fails_on_timer(app, faults, monkeypatch, table)
     first = table.retry_at
-    faults.arm()
+    await faults.arm()
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         monkeypatch.setattr(actions, "any_bot", lambda: bot)
         await fire(table)
-    faults.heal()
+    await faults.heal()
     assert table.failures == 2 and table.retry_at is not None
     assert (table.retry_at - now_utc()).total_seconds() > 1.5 and table.retry_at > first
 
@@ -488,13 +495,13 @@ async def test_timer_backs_off_while_the_store_keeps_failing(app: App, faults: F
 # ---- /设置 ---------------------------------------------------------------------------------------
 async def test_settings(app: App, faults: Faults) -> None:
     for text in ("/设置 抓特务 连牌规则 b", "/设置 抓特务 默认"):
-        faults.arm()
+        await faults.arm()
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
             event = gmsg(A, text, role="admin")
             ctx.receive_event(bot, event)
             ctx.should_call_send(event, Has(NOT_APPLIED), {"message_id": 1})
-        faults.heal()
+        await faults.heal()
         assert await REGISTRY.require_store().get_settings(str(GROUP), "抓特务") == (
             {} if "连牌" in text else {"chain_ends": "b"})
         async with app.test_matcher() as ctx:
