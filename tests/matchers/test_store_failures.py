@@ -14,6 +14,7 @@ what the database holds, and once the store heals the same command works.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -110,6 +111,17 @@ async def assert_memory_is_saved(group: int = GROUP) -> None:
     assert table is not None
     assert canon(table.to_json()) == canon(rows[str(group)][1])
     assert indexed == {s.user_id for s in table.seats}
+
+
+async def settled_pending() -> list:
+    """The pending announcements once the handler that sent an end message finished
+    (it marks the record right after the send returns)."""
+    for _ in range(200):
+        pending = await REGISTRY.require_store().pending_announcements()
+        if not pending:
+            return pending
+        await asyncio.sleep(0.01)
+    return pending
 
 
 async def records() -> list[str]:
@@ -574,7 +586,7 @@ async def test_end_message_is_stored_with_the_record_and_marked_when_sent(app: A
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束", "/继续")
         expect_private(ctx, B, "出完")
-    assert await store.pending_announcements() == []
+    assert await settled_pending() == []
     async with store.engine.connect() as conn:
         [(announcement, announced_at)] = (await conn.execute(
             select(GameRecord.announcement, GameRecord.announced_at))).all()
@@ -599,7 +611,7 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
         bot = make_bot(ctx)
         expect_group(ctx, "这局已结束", "本局结束", "/继续")
         await actions.announce_pending(bot)
-    assert await REGISTRY.require_store().pending_announcements() == []
+    assert await settled_pending() == []
     async with app.test_matcher() as ctx:  # a second connect sends nothing
         bot = make_bot(ctx)
         await actions.announce_pending(bot)
