@@ -615,3 +615,29 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
     async with app.test_matcher() as ctx:  # a second connect sends nothing
         bot = make_bot(ctx)
         await actions.announce_pending(bot)
+
+
+async def test_a_change_that_breaks_halfway_is_undone(app: App, monkeypatch) -> None:
+    """Not only the store: an engine failure after part of the move was applied leaves
+    the table as saved (the same single mechanism), and the actor is told."""
+    table = await seat_table(HANDS3)
+    adapter = table.adapter
+    real_act = type(adapter).act
+
+    def half_then_fail(self, game, seats, seat, kind, arg):
+        game.hands[seat].pop()  # a partial change in memory …
+        raise RuntimeError("engine bug")  # … then the failure
+
+    monkeypatch.setattr(type(adapter), "act", half_then_fail)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, NOT_APPLIED, at=A)
+    await assert_memory_is_saved()
+    assert table.engine.hands[0] == HANDS3[0]
+    monkeypatch.setattr(type(adapter), "act", real_act)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "玩家101 出 ", at=B)
+        expect_private(ctx, A, "手牌（3 张）")
