@@ -9,6 +9,7 @@ Typical use::
 """
 
 from db.records import FinishedGame, FinishedPlayer, GameStats
-from db.store import Store, alembic_config
+from db.store import PendingAnnouncement, Store, alembic_config, encode_state
 
-__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "Store", "alembic_config"]
+__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "PendingAnnouncement", "Store", "alembic_config",
+           "encode_state"]

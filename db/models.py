@@ -3,7 +3,8 @@
 Tables:
 
 * ``live_tables``: one row per group with a game in progress (crash recovery).
-* ``game_records``: one row per finished game, unique by ``uid``.
+* ``game_records``: one row per finished game, unique by ``uid``, with its end message
+  (``announcement``) until the group was sent it (``announced_at``).
 * ``group_settings``: a group's rule settings per game.
 * ``player_records``: one row per seat of a finished game; ``group_id``, ``game`` and
   ``ended_at`` are copied from the game so per-user stats and leaderboards need no join.
@@ -125,7 +126,14 @@ class GroupSetting(Base):
 class GameRecord(Base):
     """One finished game. ``uid`` is unique so the same game is never archived twice;
     ``group_seq`` numbers the games of a group from 1 (第 N 局, unique per group). A void
-    game (closed with /结束 while in play) has ``summary["void"]`` true and no players."""
+    game (closed with /结束 while in play) has ``summary["void"]`` true and no players.
+
+    ``announcement`` is the game's end message (a JSON list of OneBot message segments
+    ``{"type", "data"}``), written in the same transaction as the record; ``announced_at``
+    is set once the group was sent it. A record with an announcement and no
+    ``announced_at`` is announced when the bot (re)connects. Both are NULL for records
+    written before revision 0003.
+    """
 
     __tablename__ = "game_records"
     __table_args__ = (Index("ix_game_records_group_id_group_seq", "group_id", "group_seq",
@@ -140,6 +148,8 @@ class GameRecord(Base):
     settings: Mapped[dict[str, Any]]
     summary: Mapped[dict[str, Any]]
     group_seq: Mapped[int | None]
+    announcement: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    announced_at: Mapped[datetime | None]
 
     players: Mapped[list[PlayerRecord]] = relationship(
         back_populates="game_record",

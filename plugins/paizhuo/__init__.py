@@ -31,7 +31,7 @@ driver = get_driver()
 @driver.on_startup
 async def _start_store() -> None:
     config = get_plugin_config(Config)
-    store = Store(config.database_url)
+    store = Store(config.database_url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
     REGISTRY.store = store
     resumed = await REGISTRY.restore()

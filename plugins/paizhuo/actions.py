@@ -3,6 +3,14 @@ messages to send), with the table lock held while the state changes and released
 anything is sent. Also the private-answer deadlines (timers) of every table.
 
 Data flows one way: command → engine move → new state → saved → messages.
+
+Save before effect: every change of a table runs through :func:`run_locked`. A change
+counts only once its save committed; when the store raises, the table (and the registry's
+indexes) go back to the last saved state, the change's messages are dropped, the actor is
+told :data:`NOT_APPLIED` and the cause is logged. A timer whose save failed retries later
+(backoff). A finished game's record and end message are written in one transaction; the
+end message is marked announced once sent, and any not sent (a crash, no bot connected)
+is sent when a bot connects.
 """
 
 from __future__ import annotations
@@ -24,11 +32,27 @@ from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
 from plugins.paizhuo.pictures import end_summary, picture, pictures_on
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from plugins.paizhuo.tables import (
+    FINISHED,
+    PLAYING,
+    REGISTRY,
+    WAITING,
+    SaveFailed,
+    Table,
+    message_from_json,
+    now_utc,
+)
 
 JOIN_HINT = "发送 /加入 入座"
 NO_TABLE = "本群还没有牌桌，发送 /开局 <游戏> 开一桌（抓特务 / 挖坑 / 手把一，/帮助 查看用法）。"
 OTHER_TABLE = "你已经在另一个群的牌桌上了，先在那边 /退出 或打完。"
+NOT_APPLIED = "没有生效，请重试。"
+"""Reply to a command whose change could not be saved."""
+RESTART_PREFIX = "机器人重启前这局已结束：\n"
+RECONNECT_PREFIX = "机器人掉线时这局已结束：\n"
+_STARTED_AT = now_utc()
+_in_flight: set[str] = set()
+"""Games whose end message is being sent by the change that finished them."""
 
 
 def reply(group_id: str, user_id: str, text: str) -> Outgoing:
@@ -45,11 +69,28 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
 
 
 async def run_locked(bot: Bot | None, table: Table,
-                     change: Callable[[], Awaitable[list[Outgoing]]]) -> None:
+                     change: Callable[[], Awaitable[list[Outgoing]]],
+                     failed: Outgoing | None = None) -> bool:
     """Apply ``change`` under the table's lock, then send its messages in order without
-    holding the lock (the send lock keeps one table's messages in command order)."""
+    holding the lock (the send lock keeps one table's messages in command order).
+
+    ``change`` saves what it changed before it returns. When it raises (a failed save,
+    :class:`SaveFailed`, or anything else) the change does not count: the table goes
+    back to its last saved state, its messages are dropped, ``failed`` (the actor's
+    :data:`NOT_APPLIED` reply, ``None`` for a timer) is sent instead, the cause is logged
+    and the table's timer is re-armed with a backoff. Returns whether the change counted.
+    End messages the change produced are marked announced once sent."""
     async with table.lock:
-        outs = await change()
+        registered = REGISTRY.get(table.group_id) is table
+        try:
+            outs = await change()
+            ok = True
+        except Exception as err:  # noqa: BLE001 - any failure: undo, tell, log
+            undo(table, registered, err)
+            outs = [failed] if failed is not None else []
+            ok = False
+        announcing, table.announcing = table.announcing, []
+        _in_flight.update(uid for uid, _ in announcing)
         await table.send_lock.acquire()
     try:
         if bot is not None:
@@ -58,6 +99,39 @@ async def run_locked(bot: Bot | None, table: Table,
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
     finally:
         table.send_lock.release()
+        for uid, out in announcing:
+            if out.sent:
+                await mark_announced(uid)
+            _in_flight.discard(uid)
+    return ok
+
+
+def undo(table: Table, registered: bool, err: BaseException) -> None:
+    """A change failed: back to the last saved state (caller holds the lock); log the
+    cause; re-arm the timer after a backoff."""
+    table.announcing = []
+    if isinstance(err, SaveFailed):
+        cause = err.__cause__ or err
+        logger.error(f"event=save_failed group={table.group_id} game={table.game} "
+                     f"table={table.uid or '-'} cause={cause!r}: the change was undone")
+    else:
+        logger.opt(exception=err).error(f"event=change_failed group={table.group_id} "
+                                        f"game={table.game}: the change was undone")
+    if table.saved is None:  # never saved (opening the table failed): it does not exist
+        REGISTRY.reinstate(table, registered=False)
+        return
+    table.revert()
+    REGISTRY.reinstate(table, registered)
+    table.save_failed()
+    schedule(table)
+
+
+async def mark_announced(uid: str) -> None:
+    """Best effort: a failed mark only means the end message is sent again later."""
+    try:
+        await REGISTRY.require_store().mark_announced(uid)
+    except Exception as err:  # noqa: BLE001
+        logger.warning(f"event=mark_announced_failed uid={uid} cause={err!r}")
 
 
 async def can_message_privately(bot: Bot, user_id: str) -> bool:
@@ -113,7 +187,10 @@ def schedule(table: Table) -> None:
         old.cancel()
     times = [t for t in (table.remind_at, table.deadline, table.computer_at) if t is not None]
     if times and REGISTRY.get(table.group_id) is table:
-        _timers[table.group_id] = asyncio.create_task(_fire(table, min(times)))
+        when = min(times)
+        if table.retry_at is not None and table.retry_at > when:
+            when = table.retry_at  # the last save failed: retry later, never spin
+        _timers[table.group_id] = asyncio.create_task(_fire(table, when))
 
 
 def cancel_timers() -> None:
@@ -244,21 +321,18 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
     if table.playing and table.setting("auto_pass"):
         outs += _auto_passes(table)
     if table.playing and adapter.is_over(table.engine):
-        number = await REGISTRY.record_finished(table)
+        uid, message, number = await REGISTRY.record_finished(table)
         log_event(table, "finished", number=number)
-        replay = f"\n本群第 {number} 局，/对局 {number} 查看复盘。" if number else ""
-        end = adapter.end(table.engine, table.seats)
-        if not table.humans():
-            # Nobody left to play on with: a table of computer players closes after its game.
-            async with REGISTRY.guard:
-                await REGISTRY.close(table)
-            outs.append(group(table.group_id, end + MessageSegment.text(f"{replay}\n牌桌已关闭。")))
-            schedule(table)
-            return outs
-        outs.append(group(table.group_id, end + MessageSegment.text(
-            f"{replay}\n发送 /继续 开下一局（全员发送后开始），/退出 离座。")))
+        if number:
+            message = message + MessageSegment.text(f"\n本群第 {number} 局，/对局 {number} 查看复盘。")
+        end = group(table.group_id, message)
+        outs.append(end)
+        table.announcing.append((uid, end))
         if pictures_on():
             outs.append(end_summary(adapter, table.engine, table.seats, table.group_id, number))
+        if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
+            schedule(table)
+            return outs
     else:
         table.rearm()
         await REGISTRY.save(table)
@@ -337,15 +411,18 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
     if out is not None:
         await deliver(bot, [out])
         return
-    async with table.lock:
+
+    async def change() -> list[Outgoing]:
         table.settings = settings
         table.rearm()
         await REGISTRY.save(table)
         schedule(table)
-    log_event(table, "open", 0, size=size)
-    how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
-    await deliver(bot, [group(group_id, f"{name} 开了一桌{adapter.name}（{how}），"
-                                        f"{JOIN_HINT}。\n座位：{seat_list(table)}")])
+        log_event(table, "open", 0, size=size)
+        how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
+        return [group(group_id, f"{name} 开了一桌{adapter.name}（{how}），"
+                                f"{JOIN_HINT}。\n座位：{seat_list(table)}")]
+
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 def open_seats(table: Table) -> bool:
@@ -432,7 +509,7 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
         schedule(table)
         return outs
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 def full_text(table: Table) -> str:
@@ -549,7 +626,7 @@ async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "至少 2 人才能开始。")]
         return await start_game(table)
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
@@ -576,7 +653,7 @@ async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
         return [group(group_id, f"{me} 准备好了（{ready}/{table.size or len(table.seats)}），"
                                 f"{between_games_status(table)}")]
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
@@ -594,7 +671,7 @@ async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "牌局进行中，不能退出；可请开局人或管理员发送 /结束。")]
         return await _unseat(table, user_id, "退出")
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
@@ -683,7 +760,7 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
             note += f"，记为第 {number} 局（作废），/对局 {number} 可看全部手牌"
         return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 # ---- playing ---------------------------------------------------------------------------------
@@ -691,20 +768,16 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
                  refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
     """Apply one player action under the lock: refusals change nothing; an accepted one
     ends the player's 托管 and timeout count, and is saved (with the record when the game
-    ends) before its messages are returned. ``None`` when ``act`` did not recognise it."""
+    ends) before its messages are returned. ``None`` when ``act`` did not recognise it.
+    Raises what the engine or the save raised (:func:`run_locked` undoes the change)."""
     seat = table.seat_of(user_id)
     if REGISTRY.get(table.group_id) is not table or not table.playing or seat is None:
         return [refuse("这桌牌局已经结束了。")]
-    adapter = table.adapter
-    snapshot = adapter.dump(table.engine)
     try:
         says = act(seat)
     except MoveError as err:
         return [refuse(err.message)]
-    except Exception:
-        table.engine = adapter.load(snapshot)
-        logger.exception(f"{what} failed group={table.group_id} seat={seat}")
-        return [refuse("出错了，这步没有生效，请重试。")]
+    # Any other exception reaches run_locked: the table goes back to its saved state.
     if says is None:
         return None
     log_event(table, what, seat)
@@ -738,7 +811,7 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
         log_event(table, "auto_toggle", seat, on=user_id in table.auto)
         return await _commit(table, [group(group_id, text)])
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None) -> None:
@@ -756,7 +829,7 @@ async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None
             lambda msg: reply(group_id, user_id, msg), kind)
         return outs or []
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def answer(bot: Bot, user_id: str, text: str) -> bool:
@@ -777,7 +850,7 @@ async def answer(bot: Bot, user_id: str, text: str) -> bool:
             return []
         return outs
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, private(user_id, NOT_APPLIED, table.group_id))
     return handled
 
 
@@ -927,7 +1000,8 @@ async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
     adapter = GAMES[parts[0]]
     store = REGISTRY.require_store()
     if parts[1:] == ["默认"]:
-        await store.set_settings(group_id, adapter.name, {})
+        if not await _store_settings(group_id, adapter.name, {}):
+            return NOT_APPLIED
         return f"{adapter.name} 已恢复默认规则，下一局生效。"
     if len(parts) == 1:
         names = "、".join(s.name for s in adapter.schema.settings)
@@ -952,9 +1026,20 @@ async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
         return problem
     if value == setting.default:
         stored.pop(setting.field)
-    await store.set_settings(group_id, adapter.name, stored)
+    if not await _store_settings(group_id, adapter.name, stored):
+        return NOT_APPLIED
     logger.info(f"setting group={group_id} game={adapter.name} {setting.field}={value!r}")
     return f"{adapter.name} {setting.name} 已设为 {setting.show(value)}，下一局生效。"
+
+
+async def _store_settings(group_id: str, game: str, values: dict) -> bool:
+    """Save a group's settings; ``False`` (and the cause logged) when the store raised."""
+    try:
+        await REGISTRY.require_store().set_settings(group_id, game, values)
+    except Exception as err:  # noqa: BLE001 - the store failed: the setting does not count
+        logger.error(f"event=save_failed group={group_id} game={game} what=settings cause={err!r}")
+        return False
+    return True
 
 
 async def resume_timers() -> None:
@@ -982,9 +1067,32 @@ async def announce_resumed(bot: Bot) -> None:
         await deliver(bot, [group(group_id, msg)])
 
 
+async def announce_pending(bot: Bot) -> None:
+    """Send every finished game's end message that was never confirmed sent (the bot was
+    killed or had no connection right after the game ended), oldest first, each marked
+    announced once sent. A game that ended before this process started is prefixed with
+    :data:`RESTART_PREFIX`."""
+    try:
+        pending = await REGISTRY.require_store().pending_announcements()
+    except Exception as err:  # noqa: BLE001 - try again on the next connect
+        logger.error(f"event=pending_announcements_failed cause={err!r}")
+        return
+    for item in pending:
+        if item.uid in _in_flight:
+            continue  # its own end message is being sent right now
+        prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
+        out = group(item.group_id, plain(prefix) + message_from_json(item.message))
+        await deliver(bot, [out])
+        if out.sent:
+            logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
+            await mark_announced(item.uid)
+
+
 async def bot_connected(bot: Bot) -> None:
-    """A bot connected: timers that came due while no bot was connected act now, with
-    someone to tell; then resumed tables are re-posted."""
+    """A bot connected: end messages never sent go out first; timers that came due while
+    no bot was connected act now, with someone to tell; then resumed tables are
+    re-posted."""
+    await announce_pending(bot)
     for group_id in sorted(_deferred):
         _deferred.discard(group_id)
         table = REGISTRY.get(group_id)

@@ -21,9 +21,12 @@ class Config(BaseModel):
     ``/牌桌`` namespace (``all`` by default; e.g. ``all,-帮助,-help``; see
     ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
     end-of-game summary as pictures when a font that renders Chinese is found (default
-    true; ``PAIZHUO_FONT`` names the font file)."""
+    true; ``PAIZHUO_FONT`` names the font file).
+    ``DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
+    process's write lock before the change fails (and is undone)."""
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
+    database_busy_timeout: float = 30.0
     deal_seed: int | None = None
     send_interval: float = 0.3
     send_retries: int = 3

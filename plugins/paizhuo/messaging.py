@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nonebot import get_plugin_config, logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
@@ -25,7 +25,8 @@ from plugins.paizhuo.config import Config
 class Outgoing:
     """One message: ``kind`` ``"group"`` or ``"private"``, ``target`` the group or user id
     (as a string), ``message`` the content. ``group_id`` of a private message is the group
-    to tell if it cannot be delivered."""
+    to tell if it cannot be delivered. ``sent`` becomes ``True`` once :func:`deliver`
+    sent it (alone or merged with others: ``parts`` are the messages merged into it)."""
 
     kind: str
     target: str
@@ -37,6 +38,8 @@ class Outgoing:
     image: bytes | None = None
     """When set: this PNG is sent, and ``message`` (the same content as text) instead
     when the OneBot call fails."""
+    sent: bool = False
+    parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
 
 
 def plain(text: str | Message) -> Message:
@@ -75,8 +78,10 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
             first = merged[key]
             first.message = first.message + MessageSegment.text("\n") + out.message
             first.group_id = first.group_id or out.group_id
+            first.parts.append(out)
         else:
-            merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id)
+            merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id,
+                                   parts=[out])
     return list(merged.values())
 
 
@@ -128,6 +133,9 @@ class SendQueue:
                 else:
                     await bot.send_private_msg(user_id=int(out.target), message=out.message)
                 self.sent += 1
+                out.sent = True
+                for part in out.parts:
+                    part.sent = True
                 return
             except Exception as err:  # noqa: BLE001 - any failure of the OneBot side
                 logger.warning(f"send failed ({attempt + 1}/{tries}): {out.kind} {out.target}: {err!r}")
@@ -189,7 +197,7 @@ def queue_for(bot: Bot) -> SendQueue:
 
 async def deliver(bot: Bot, outs: list[Outgoing]) -> None:
     """Merge ``outs`` and send them through the bot's queue; returns once they were sent
-    (or reported). Never raises."""
+    (or reported). Never raises. Each of ``outs`` that was sent has ``sent`` set."""
     if not outs:
         return
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()

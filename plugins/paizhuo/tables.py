@@ -4,21 +4,25 @@ One table per group; a user sits at one table at a time across all groups. A tab
 ``waiting`` for players, ``playing`` a game, or ``finished`` (the last game is over and
 the seats wait for ``/继续``). Every change is saved (``db.Store``) before anything is
 sent, so a restart resumes exactly where the last accepted command left the table;
-private-answer deadlines are saved too.
+private-answer deadlines are saved too. A table keeps the JSON text of its last saved
+state, so a change whose save failed can be undone (:meth:`Table.revert`,
+:meth:`Registry.reinstate`): memory never runs ahead of the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nonebot import get_plugin_config, logger
+from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.history import game_number
 from db.records import FinishedGame
-from db.store import Store
+from db.store import Store, encode_state
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter
 from plugins.paizhuo.games.base import SeatView, is_computer
@@ -27,6 +31,17 @@ from plugins.paizhuo.replay import capture
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
 """Seconds before the bot moves for a player in 托管 (so the group can follow)."""
+RETRY_MAX = 30.0
+"""Longest wait (seconds) before a timer retries after its save failed (backoff 1, 2, 4 …)."""
+CONTINUE_HINT = "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。"
+CLOSED_HINT = "\n牌桌已关闭。"
+"""After the game of a table where only computer players are left."""
+
+
+class SaveFailed(Exception):
+    """A change could not be saved (the database raised: disk full, read-only file,
+    ``database is locked`` …). ``__cause__`` is the store's exception; the change does
+    not count and the table must go back to its last saved state."""
 
 
 def now_utc() -> datetime:
@@ -51,6 +66,11 @@ class Table:
     reminded; ``computer_at`` when the computer players the game waits for act;
     ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users in 托管;
     ``games`` how many games this table has dealt.
+
+    Not saved (process-local): ``saved`` is the JSON text of the last state written to
+    the store (``None`` while never saved), ``failures`` counts failed saves in a row and
+    ``retry_at`` is when a timer may retry after one; ``announcing`` holds the end
+    messages of this change that wait to be sent, as ``(game uid, Outgoing)``.
     """
 
     group_id: str
@@ -74,6 +94,10 @@ class Table:
     games: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
+    saved: str | None = field(default=None, compare=False, repr=False)
+    failures: int = field(default=0, compare=False, repr=False)
+    retry_at: datetime | None = field(default=None, compare=False, repr=False)
+    announcing: list = field(default_factory=list, compare=False, repr=False)
 
     @property
     def adapter(self) -> GameAdapter:
@@ -159,6 +183,24 @@ class Table:
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
         }
 
+    def revert(self) -> None:
+        """Go back to the last saved state (what a restart would load). Raises
+        ``ValueError`` when the table was never saved."""
+        if self.saved is None:
+            raise ValueError(f"table of group {self.group_id} was never saved")
+        other = Table.from_json(json.loads(self.saved))
+        for name in PERSISTED:
+            setattr(self, name, getattr(other, name))
+
+    def save_failed(self) -> None:
+        """Count a failed save and push ``retry_at`` back (1, 2, 4 … ``RETRY_MAX`` s)."""
+        self.failures += 1
+        wait = min(RETRY_MAX, 2.0 ** (self.failures - 1))
+        self.retry_at = now_utc() + timedelta(seconds=wait)
+
+    def _saved_as(self, text: str) -> None:
+        self.saved, self.failures, self.retry_at = text, 0, None
+
     @classmethod
     def from_json(cls, data: dict) -> Table:
         """Inverse of :meth:`to_json`. Raises ``KeyError`` for an unknown game."""
@@ -175,6 +217,29 @@ class Table:
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []),
         )
+
+
+PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
+             "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "timeouts",
+             "auto", "games")
+"""The fields of :class:`Table` that :meth:`Table.to_json` saves."""
+
+
+def message_to_json(message: Message) -> list[dict]:
+    """A message as JSON-able data: ``[{"type": …, "data": {…}}, …]``."""
+    return [{"type": seg.type, "data": dict(seg.data)} for seg in message]
+
+
+def message_from_json(data: list[dict]) -> Message:
+    """Inverse of :func:`message_to_json`."""
+    return Message([MessageSegment(seg["type"], dict(seg["data"])) for seg in data])
+
+
+def end_message(table: Table) -> Message:
+    """The group's end message of a table whose game is over (result and what next: the
+    table closes when no human is seated)."""
+    hint = CONTINUE_HINT if table.humans() else CLOSED_HINT
+    return table.adapter.end(table.engine, table.seats) + MessageSegment.text(hint)
 
 
 class Registry:
@@ -221,21 +286,57 @@ class Registry:
             raise RuntimeError("store not started")
         return self.store
 
+    def reinstate(self, table: Table, registered: bool) -> None:
+        """After :meth:`Table.revert`: index the table as it was before the failed change
+        (``registered``: whether it was this group's table), its seats as saved."""
+        gid = table.group_id
+        for user in [u for u, g in self.by_user.items() if g == gid]:
+            del self.by_user[user]
+        if registered:
+            self.add(table)
+        elif self.tables.get(gid) is table:
+            del self.tables[gid]
+
     async def save(self, table: Table) -> None:
-        """Persist the table (after every accepted change)."""
-        await self.require_store().save_live(table.group_id, table.game, table.to_json())
+        """Persist the table (after every accepted change), encoding it to JSON once.
+
+        Raises:
+            SaveFailed: the store raised; nothing was written.
+        """
+        text = encode_state(table.to_json())
+        try:
+            await self.require_store().save_live_text(table.group_id, table.game, text)
+        except Exception as err:
+            raise SaveFailed(f"save of group {table.group_id}: {err!r}") from err
+        table._saved_as(text)
 
     async def close(self, table: Table) -> None:
-        """Remove the table without a record (``/结束``, everyone left)."""
-        self.remove(table)
-        await self.require_store().delete_live(table.group_id)
+        """Remove the table without a record (``/结束``, everyone left).
 
-    async def record_finished(self, table: Table) -> int | None:
+        Raises:
+            SaveFailed: the store raised (the table is already out of the indexes; the
+                caller reinstates it).
+        """
+        self.remove(table)
+        try:
+            await self.require_store().delete_live(table.group_id)
+        except Exception as err:
+            raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
+
+    async def record_finished(self, table: Table) -> tuple[str, Message, int | None]:
         """The game is over: mark the table finished (waiting for ``/继续``) and, in one
-        transaction, write the game's record and the table's new state. Writing the same
-        game twice is a no-op (its uid is unique). Returns the game's number in its group
-        (第 N 局)."""
+        transaction, write the game's record, its end message (pending until
+        announced) and the table's new state — or, when no human is seated, delete the
+        table (a table of computer players closes after its game). Writing the same game
+        twice is a no-op (its uid is unique). Returns ``(game uid, end message, the game's
+        number in its group 第 N 局 or None)``.
+
+        Raises:
+            SaveFailed: the store raised; nothing was written (the table in memory is
+                already marked finished: the caller reverts it).
+        """
         record = end_record(table)
+        message = end_message(table)
         table.status = FINISHED
         table.ready = [s.user_id for s in table.seats if is_computer(s.user_id)]
         table.auto = []
@@ -243,17 +344,44 @@ class Registry:
         table.previous = {**table.adapter.next_game_info(table.engine),
                           "users": [s.user_id for s in table.seats]}
         table.rearm()
-        await self.require_store().finish_game(record, live=(table.game, table.to_json()))
-        return await game_number(self.require_store(), record.uid)
+        closing = not table.humans()
+        text = encode_state(table.to_json())
+        try:
+            await self.require_store().finish_game(
+                record, live=None if closing else (table.game, text),
+                announcement=message_to_json(message))
+        except Exception as err:
+            raise SaveFailed(f"record of game {record.uid}: {err!r}") from err
+        if closing:
+            self.remove(table)
+        else:
+            table._saved_as(text)
+        try:
+            number = await game_number(self.require_store(), record.uid)
+        except Exception as err:  # noqa: BLE001 - the number is only shown
+            logger.warning(f"event=game_number_failed uid={record.uid} cause={err!r}")
+            number = None
+        return record.uid, message, number
 
     async def record_void(self, table: Table) -> int | None:
         """``/结束`` during a game: close the table and, in the same transaction, keep the
         game as a void record (no players, so it never counts) with its replay. Returns
-        its number (第 N 局)."""
+        its number (第 N 局).
+
+        Raises:
+            SaveFailed: the store raised (the table is already out of the indexes; the
+                caller reinstates it).
+        """
         record = void_record(table)
         self.remove(table)
-        await self.require_store().finish_game(record)
-        return await game_number(self.require_store(), record.uid)
+        try:
+            await self.require_store().finish_game(record)
+        except Exception as err:
+            raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
+        try:
+            return await game_number(self.require_store(), record.uid)
+        except Exception:  # noqa: BLE001 - the number is only shown
+            return None
 
     async def restore(self) -> list[Table]:
         """Load every saved table (at start-up). A game saved as over but not yet marked
@@ -265,6 +393,7 @@ class Registry:
             except Exception as err:  # noqa: BLE001 - keep going with the other tables
                 logger.error(f"cannot restore table of group {group_id}: {err!r}")
                 continue
+            table.saved = encode_state(data)
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)
             self.add(table)

@@ -8,7 +8,7 @@
 * ``ix_player_records_game_id``: the players of a game (/对局 loads them by game).
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-30
 """
 
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | Sequence[str] | None = "0002"
+down_revision: str | Sequence[str] | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
