@@ -36,9 +36,12 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
-    """An adapter's :class:`Say` list as messages to the group and the seated users."""
-    return [group(table.group_id, s.message) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id) for s in says]
+    """An adapter's :class:`Say` list as messages to the group and the seated users. Once
+    no secret phase runs, its group messages release held failure notices (G-4)."""
+    release = table.engine is None or not table.adapter.secret_phase(table.engine)
+    return [group(table.group_id, s.message, release) if s.seat is None
+            else private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
+            for s in says]
 
 
 async def run_locked(bot: Bot | None, table: Table,
@@ -411,8 +414,8 @@ async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
 
 
 async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
-    """``/结束``: close the table; a game in progress is not scored (opener, group
-    admin/owner, SUPERUSER)."""
+    """``/结束``: close the table; a game in progress is not scored and everything it hid
+    is shown (opener, group admin/owner, SUPERUSER)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
@@ -425,17 +428,33 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         if REGISTRY.get(group_id) is not table:
             return [reply(group_id, user_id, "本群没有牌桌。")]
         unscored = table.playing
+        # a void game keeps no secret: hidden roles, hands and cards are shown (G-4)
+        shown = table.adapter.reveal(table.engine, table.seats) if unscored else ""
         async with REGISTRY.guard:
             await REGISTRY.close(table)
         schedule(table)
         log_event(table, "end", by=user_id)
         note = "，本局不计分" if unscored else ""
-        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
+        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。" + (f"\n{shown}" if shown else ""),
+                      release=True)]
 
     await run_locked(bot, table, change)
 
 
 # ---- playing ---------------------------------------------------------------------------------
+PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
+
+
+def refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
+    """The reply to a refused move (G-4): a reason that describes the player's hand
+    (``err.private``) goes to the player alone, and the group hears only that the move was
+    not accepted; any other reason is replied where the move was made."""
+    out = refuse(err.message)
+    if not err.private or out.kind != "group":
+        return [out]
+    return [refuse(PRIVATE_REASON), private(user_id, err.message, table.group_id)]
+
+
 async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | None],
                  refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
     """Apply one player action under the lock: refusals change nothing; an accepted one
@@ -449,7 +468,7 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
     try:
         says = act(seat)
     except MoveError as err:
-        return [refuse(err.message)]
+        return refusal(table, user_id, err, refuse)
     except Exception:
         table.engine = adapter.load(snapshot)
         logger.exception(f"{what} failed group={table.group_id} seat={seat}")

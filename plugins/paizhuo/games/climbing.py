@@ -116,6 +116,11 @@ class ClimbingAdapter(GameAdapter):
         return game.phase == "play" and game.lead is not None
 
     # ---- texts -----------------------------------------------------------------------------
+    def reveal(self, game: ClimbingGame, seats: list[SeatView]) -> str:
+        """Every hand left (G-4), for a game ended before its result."""
+        return "\n".join(f"{seats[s].name} 手牌：{self.cards(game, h)}"
+                         for s, h in enumerate(game.hands) if h)
+
     def cards(self, game: Any, cards: list[int]) -> str:
         """Cards in G-1 notation, grouped in the game's rank order."""
         return format_cards(cards, game.rules.rank_order())
@@ -124,11 +129,20 @@ class ClimbingAdapter(GameAdapter):
         """``轮到 @X：…`` for the seat to play."""
         msg = plain("轮到 ") + at(seats[game.turn].user_id)
         if game.lead is None:
-            return msg + MessageSegment.text(" 出牌（首出，不能过）")
+            return msg + MessageSegment.text(f" 出牌（首出，不能过）{self.prompt_warning(game)}")
         owner, cards, _ = game.lead
         reading = game.lead_reading()
         return msg + MessageSegment.text(
-            f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{reading.name}），或 过")
+            f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{reading.name}）"
+            f"{self.pass_hint(game)}{self.prompt_warning(game)}")
+
+    def pass_hint(self, game: Any) -> str:
+        """How the turn prompt offers passing to a follower (``，或 过``)."""
+        return "，或 过"
+
+    def prompt_warning(self, game: Any) -> str:
+        """A rule that may cost the player to act (e.g. S-4 包赔), told before they play."""
+        return ""
 
     def play_cards(self, game: Any, cards: list[int], reading: Any) -> str:
         """A play as the group sees it, in reading order: chains from their low end (A and
