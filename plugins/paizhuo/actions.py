@@ -196,9 +196,11 @@ async def _on_time(table: Table) -> list[Outgoing]:
     return await _commit(table, says_to_outs(table, says))
 
 
-async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
+async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False) -> list[Outgoing]:
     """After an accepted change: record the game if it is over, re-arm the timers, save
-    (before anything is sent) and return the messages with the end message added."""
+    (before anything is sent) and return the messages with the end message added.
+    ``keep_deadline``: the change happened within a secret phase, whose time limit must
+    not move (G-4: it would tell that someone answered)."""
     adapter = table.adapter
     if table.playing and adapter.is_over(table.engine):
         await REGISTRY.record_finished(table)
@@ -206,7 +208,8 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
         outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
             "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
     else:
-        table.rearm()
+        if not keep_deadline:
+            table.rearm()
         await REGISTRY.save(table)
     schedule(table)
     return outs
@@ -465,6 +468,7 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
         return [refuse("这桌牌局已经结束了。")]
     adapter = table.adapter
     snapshot = adapter.dump(table.engine)
+    secret = adapter.secret_phase(table.engine)
     try:
         says = act(seat)
     except MoveError as err:
@@ -481,7 +485,8 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
         table.auto.remove(user_id)
         says.append(Say(f"{table.seats[seat].name} 取消托管。"))
         log_event(table, "auto_off", seat)
-    return await _commit(table, says_to_outs(table, says))
+    keep = secret and adapter.secret_phase(table.engine)  # same secret phase: same time limit
+    return await _commit(table, says_to_outs(table, says), keep)
 
 
 async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
@@ -504,7 +509,7 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
             text = f"{name} 进入托管：机器人代打，发送任意出牌命令或 /托管 取消。"
         table.timeouts.pop(user_id, None)
         log_event(table, "auto_toggle", seat, on=user_id in table.auto)
-        return await _commit(table, [group(group_id, text)])
+        return await _commit(table, [group(group_id, text)], table.adapter.secret_phase(table.engine))
 
     await run_locked(bot, table, change)
 

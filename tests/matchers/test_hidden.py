@@ -7,6 +7,7 @@ everything of a void game."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from chat_support import (
@@ -369,3 +370,23 @@ def test_g4_engines_flag_every_hand_dependent_refusal() -> None:
               _error(lambda: z.play_text(0, "♠3♠3")), _error(lambda: w.bury(0, w.hands[0][:3]))]
     assert [e.code for e in public] == ["not_turn", "must_lead", "no_type", "notation", "not_held", "count"]
     assert not any(e.private for e in public)
+
+
+async def test_g4_z9_an_answer_does_not_move_the_declare_deadline(app: App) -> None:
+    """The time limit is the same whatever the spies answer, so when it runs out nobody
+    can tell whether (or when) a spy answered."""
+    game = declaring(4, 2)
+    table = await table_for("抓特务", game, 4)
+    first, second = game.spies()
+    table.deadline = now_utc() + timedelta(seconds=20)  # the phase began 25 s ago
+    await REGISTRY.save(table)
+    deadline = table.deadline
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, pmsg(USERS[first], "明"))
+        expect_private(ctx, USERS[first], "你选择了")
+        ctx.receive_event(bot, gmsg(USERS[second], "/托管"))
+        expect_group(ctx, "托管")
+    assert game.phase == "declare" and table.deadline == deadline
+    _game, saved = (await REGISTRY.store.load_live())[str(GROUP)]
+    assert saved["deadline"] == deadline.isoformat()
