@@ -228,6 +228,10 @@ class CardsNotHeld(ValueError):
     """The named cards are not all in the hand; ``str(err)`` says which (Chinese)."""
 
 
+class CardWrittenTwice(CardsNotHeld):
+    """The same suited card was named twice — a fault of the text alone, not of the hand."""
+
+
 def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[int] = ()) -> list[int]:
     """Pick the concrete cards of ``hand`` that ``specs`` name (G-1).
 
@@ -244,7 +248,7 @@ def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[
         if sp.suit is not None:
             c = card(sp.rank, sp.suit)
             if c in chosen:
-                raise CardsNotHeld(f"{card_name(c)} 写了两次")
+                raise CardWrittenTwice(f"{card_name(c)} 写了两次")
             if c not in left:
                 raise CardsNotHeld(f"你没有 {card_name(c)}")
             left.remove(c)

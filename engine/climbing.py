@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import CardsNotHeld, parse_cards, resolve
-from engine.errors import MoveError
+from engine.cards import CardsNotHeld, CardWrittenTwice, parse_cards, resolve
+from engine.errors import MoveError, hand_error
 from engine.movegen import reading_of_json
 from engine.readings import (
     COMMON,
@@ -171,8 +171,9 @@ class ClimbingGame:
             raise MoveError("notation", str(err)) from None
         try:
             cards = resolve(specs, self.hands[seat], protected=self.protected())
-        except CardsNotHeld as err:
-            raise MoveError("not_held", str(err)) from None
+        except CardsNotHeld as err:  # the hand lacks them: told to the player alone (G-4)
+            raise MoveError("not_held", str(err),
+                            private=not isinstance(err, CardWrittenTwice)) from None
         return cards, hint
 
     def check_turn(self, seat: int) -> None:
@@ -199,7 +200,7 @@ class ClimbingGame:
         if len(set(cards)) != len(cards):
             raise MoveError("not_held", "同一张牌出了两次")
         if not set(cards) <= set(hand):
-            raise MoveError("not_held", "你的手牌里没有这些牌")
+            raise hand_error("not_held", "你的手牌里没有这些牌")
         readings = self.classify(cards)
         to_beat = self.lead_reading()
         try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engine.cards import DECK_54, RA, rank_of
 from engine.climbing import ClimbingGame, carried_seat
-from engine.errors import MoveError
+from engine.errors import MoveError, hand_error
 from engine.readings import ZHUATEWU, Reading, Vocabulary
 from engine.zhuatewu.rules import ZRules, beats, classify
 
@@ -55,6 +55,7 @@ class ZGame(ClimbingGame):
     exchanges: list[dict] = field(default_factory=list)
     declared: list[str | None] = field(default_factory=list)
     leader: int | None = None
+    lead_by: str | None = None
 
     # ---- creation ----------------------------------------------------------------------
     @classmethod
@@ -88,14 +89,17 @@ class ZGame(ClimbingGame):
         spy_cards = list(rules.spy_cards_for(players))
         roles = [SPY if any(c in h for c in spy_cards) else CIVILIAN for h in hands]
         lead_rule = rules.later_lead if previous else rules.first_lead
+        lead_by = None
         if leader is None:
+            lead_by = "card"
             if lead_rule == "庄家":
-                leader = dealer
+                leader, lead_by = dealer, "dealer"
             elif lead_rule == "上局头游" and first_out is not None:
-                leader = first_out
+                leader, lead_by = first_out, "first_out"
         game = cls(players=players, rules=rules, seed=seed, dealer=dealer, hands=hands,
                    spy_cards=spy_cards, roles=roles, turn=dealer, stakes=[1] * players,
-                   played=[False] * players, declared=[None] * players, leader=leader)
+                   played=[False] * players, declared=[None] * players, leader=leader,
+                   lead_by=lead_by)
         game._give_tribute(previous)
         game.phase = "tribute"
         game._advance()
@@ -236,10 +240,10 @@ class ZGame(ClimbingGame):
         if len(cards) != exchange["count"]:
             raise MoveError("count", f"要还 {exchange['count']} 张牌")
         if len(set(cards)) != len(cards) or not set(cards) <= set(self.hands[seat]):
-            raise MoveError("not_held", "你的手牌里没有这些牌")
+            raise hand_error("not_held", "你的手牌里没有这些牌")
         allowed = set(self.tribute_allowed(seat))
         if not set(cards) <= allowed:
-            raise MoveError("not_allowed", "不能还 A，也不能还特务牌")
+            raise hand_error("not_allowed", "不能还 A，也不能还特务牌")
         self._settle(exchange, cards)
         self._advance()
         return exchange
@@ -321,12 +325,22 @@ class ZGame(ClimbingGame):
             first = self.rules.first_lead_card()
             self.turn = next(s for s, h in enumerate(self.hands) if first in h)
 
+    def declarations_public(self) -> bool:
+        """G-4 / Z-9: the answers are revealed together, once every spy has answered or
+        timed out (the declare phase is over); until then none of them is public."""
+        return self.phase == "play" or self.over
+
     def open_seats(self) -> list[int]:
-        """Spies playing with the hand shown (明牌, Z-9)."""
+        """Spies playing with the hand shown (明牌, Z-9); none while declaring."""
+        if not self.declarations_public():
+            return []
         return [s for s in range(self.players) if self.declared[s] == "明牌"]
 
     def declared_spies(self) -> list[int]:
-        """Spies who declared (明 or 明牌) — public knowledge."""
+        """Spies who declared (明 or 明牌) — public knowledge once declaring is over
+        (G-4); none while declaring."""
+        if not self.declarations_public():
+            return []
         return [s for s in range(self.players) if self.declared[s] in ("明", "明牌")]
 
     def next_game_info(self) -> dict:
@@ -404,7 +418,7 @@ class ZGame(ClimbingGame):
             **self.base_json(), "rules": self.rules.to_json(), "seed": self.seed,
             "dealer": self.dealer, "spy_cards": list(self.spy_cards), "roles": list(self.roles),
             "stakes": list(self.stakes), "exchanges": [dict(e) for e in self.exchanges],
-            "declared": list(self.declared), "leader": self.leader,
+            "declared": list(self.declared), "leader": self.leader, "lead_by": self.lead_by,
         }
 
     @classmethod
@@ -416,4 +430,5 @@ class ZGame(ClimbingGame):
             spy_cards=list(data["spy_cards"]), roles=list(data["roles"]),
             stakes=list(data["stakes"]), exchanges=[dict(e) for e in data["exchanges"]],
             declared=list(data["declared"]), leader=data["leader"],
+            lead_by=data.get("lead_by"),
         )

@@ -62,9 +62,11 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
     """An adapter's :class:`Say` list as messages to the group and the seated users
-    (computer players get no private messages)."""
-    return [group(table.group_id, s.message) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id)
+    (computer players get no private messages). Once no secret phase runs, its group
+    messages release held failure notices (G-4)."""
+    release = table.engine is None or not table.adapter.secret_phase(table.engine)
+    return [group(table.group_id, s.message, release) if s.seat is None
+            else private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
             for s in says if s.seat is None or not is_computer(table.seats[s.seat].user_id)]
 
 
@@ -296,6 +298,7 @@ async def _computers_act(table: Table) -> list[Outgoing]:
     engine calls, save and announcement as a human's move."""
     adapter = table.adapter
     table.computer_at = None
+    secret = adapter.secret_phase(table.engine)
     says: list[Say] = []
     for seat in adapter.waiting_seats(table.engine):
         if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
@@ -311,12 +314,15 @@ async def _computers_act(table: Table) -> list[Outgoing]:
             elif adapter.acting_seat(table.engine) == seat:
                 says += adapter.auto_move(table.engine, table.seats, seat, "超时")
         log_event(table, "computer_move", seat)
-    return await _commit(table, says_to_outs(table, says))
+    keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
+    return await _commit(table, says_to_outs(table, says), keep)
 
 
-async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
+async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False) -> list[Outgoing]:
     """After an accepted change: record the game if it is over, re-arm the timers, save
-    (before anything is sent) and return the messages with the end message added."""
+    (before anything is sent) and return the messages with the end message added.
+    ``keep_deadline``: the change happened within a secret phase, whose time limit must
+    not move (G-4: it would tell that someone answered)."""
     adapter = table.adapter
     if table.playing and table.setting("auto_pass"):
         outs += _auto_passes(table)
@@ -334,7 +340,8 @@ async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
             schedule(table)
             return outs
     else:
-        table.rearm()
+        if not keep_deadline:
+            table.rearm()
         await REGISTRY.save(table)
         if table.setting("picture_table") and pictures_on():
             outs.append(picture("group", table.group_id,
@@ -733,8 +740,8 @@ async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
 
 
 async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
-    """``/结束``: close the table; a game in progress is not scored (opener, group
-    admin/owner, SUPERUSER)."""
+    """``/结束``: close the table; a game in progress is not scored and everything it hid
+    is shown (opener, group admin/owner, SUPERUSER)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
@@ -748,6 +755,8 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
             return [reply(group_id, user_id, "本群没有牌桌。")]
         unscored = table.playing
         number = None
+        # a void game keeps no secret: hidden roles, hands and cards are shown (G-4)
+        shown = table.adapter.reveal(table.engine, table.seats) if unscored else ""
         async with REGISTRY.guard:
             if unscored:
                 number = await REGISTRY.record_void(table)
@@ -757,13 +766,27 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         log_event(table, "end", by=user_id, void_number=number)
         note = "，本局不计分" if unscored else ""
         if number:
-            note += f"，记为第 {number} 局（作废），/对局 {number} 可看全部手牌"
-        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
+            note += f"，记为第 {number} 局（作废），/对局 {number} 可复盘"
+        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。" + (f"\n{shown}" if shown else ""),
+                      release=True)]
 
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 # ---- playing ---------------------------------------------------------------------------------
+PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
+
+
+def refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
+    """The reply to a refused move (G-4): a reason that describes the player's hand
+    (``err.private``) goes to the player alone, and the group hears only that the move was
+    not accepted; any other reason is replied where the move was made."""
+    out = refuse(err.message)
+    if not err.private or out.kind != "group":
+        return [out]
+    return [refuse(PRIVATE_REASON), private(user_id, err.message, table.group_id)]
+
+
 async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | None],
                  refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
     """Apply one player action under the lock: refusals change nothing; an accepted one
@@ -773,10 +796,12 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
     seat = table.seat_of(user_id)
     if REGISTRY.get(table.group_id) is not table or not table.playing or seat is None:
         return [refuse("这桌牌局已经结束了。")]
+    adapter = table.adapter
+    secret = adapter.secret_phase(table.engine)
     try:
         says = act(seat)
     except MoveError as err:
-        return [refuse(err.message)]
+        return refusal(table, user_id, err, refuse)
     # Any other exception reaches run_locked: the table goes back to its saved state.
     if says is None:
         return None
@@ -786,7 +811,8 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
         table.auto.remove(user_id)
         says.append(Say(f"{table.seats[seat].name} 取消托管。"))
         log_event(table, "auto_off", seat)
-    return await _commit(table, says_to_outs(table, says))
+    keep = secret and adapter.secret_phase(table.engine)  # same secret phase: same time limit
+    return await _commit(table, says_to_outs(table, says), keep)
 
 
 async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
@@ -809,7 +835,7 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
             text = f"{name} 进入托管：机器人代打，发送任意出牌命令或 /托管 取消。"
         table.timeouts.pop(user_id, None)
         log_event(table, "auto_toggle", seat, on=user_id in table.auto)
-        return await _commit(table, [group(group_id, text)])
+        return await _commit(table, [group(group_id, text)], table.adapter.secret_phase(table.engine))
 
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 

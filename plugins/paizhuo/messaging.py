@@ -6,7 +6,8 @@ A handler collects :class:`Outgoing` items while it holds a table's lock and han
 bot's :class:`SendQueue`, which keeps at least ``SEND_INTERVAL`` seconds between two
 sends (QQ accounts get rate-limited, 风控, when a bot sends too fast), retries a failed
 group message with backoff a bounded number of times, and reports a failed private
-message in its group with how to fix it (never with its content).
+message in its group with how to fix it (never with its content; without a name, and
+only after the phase is over, when only a hidden role got it — G-4).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ class Outgoing:
     when the OneBot call fails."""
     sent: bool = False
     parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
+    hidden: bool = False
+    """A private message only a hidden role gets: a failure is reported without a name,
+    and not before the group's next ``release`` message (G-4)."""
+    release: bool = False
+    """A group message after which held failure notices of hidden messages may be told."""
 
 
 def plain(text: str | Message) -> Message:
@@ -48,21 +54,29 @@ def plain(text: str | Message) -> Message:
     return Message(text) if isinstance(text, Message) else Message(MessageSegment.text(text))
 
 
-def group(group_id: str, message: Message | str) -> Outgoing:
+def group(group_id: str, message: Message | str, release: bool = False) -> Outgoing:
     """A group message (a ``str`` is sent as plain text)."""
-    return Outgoing("group", group_id, plain(message))
+    return Outgoing("group", group_id, plain(message), release=release)
 
 
-def private(user_id: str, message: Message | str, group_id: str | None = None) -> Outgoing:
+def private(user_id: str, message: Message | str, group_id: str | None = None,
+            hidden: bool = False) -> Outgoing:
     """A private message to ``user_id`` (a ``str`` is plain text); failures are reported
-    in ``group_id``."""
-    return Outgoing("private", user_id, plain(message), group_id)
+    in ``group_id`` (without a name when ``hidden``)."""
+    return Outgoing("private", user_id, plain(message), group_id, hidden=hidden)
 
 
 def private_failed_notice(user_id: str) -> Message:
     """The group notice for a private message that could not be delivered."""
     return MessageSegment.at(int(user_id)) + MessageSegment.text(
         " 私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。")
+
+
+def hidden_failed_notice() -> Message:
+    """The group notice for undelivered private messages that only a hidden role got:
+    it names nobody (G-4)."""
+    return Message(MessageSegment.text(
+        "有私聊消息发送失败：请各位确认已加机器人为好友，再发送 /手牌 取回手牌和待答的问题。"))
 
 
 def merge(outs: list[Outgoing]) -> list[Outgoing]:
@@ -79,9 +93,11 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
             first.message = first.message + MessageSegment.text("\n") + out.message
             first.group_id = first.group_id or out.group_id
             first.parts.append(out)
+            first.hidden = first.hidden and out.hidden
+            first.release = first.release or out.release
         else:
             merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id,
-                                   parts=[out])
+                                   hidden=out.hidden, release=out.release, parts=[out])
     return list(merged.values())
 
 
@@ -95,6 +111,8 @@ class SendQueue:
         self.last = 0.0
         self.sent = 0
         self.worker: asyncio.Task[None] | None = None
+        self.held: set[str] = set()
+        """Groups owed a :func:`hidden_failed_notice`."""
 
     def start(self) -> None:
         """Start the worker (again, if it stopped)."""
@@ -113,6 +131,9 @@ class SendQueue:
             try:
                 for out in outs:
                     await self._send(bot, out)
+                    if out.kind == "group" and out.release and out.target in self.held:
+                        self.held.discard(out.target)
+                        await self._send(bot, Outgoing("group", out.target, hidden_failed_notice()))
             except Exception:  # noqa: BLE001 - the worker must survive anything
                 logger.exception("send queue failure")
             finally:
@@ -141,7 +162,9 @@ class SendQueue:
                 logger.warning(f"send failed ({attempt + 1}/{tries}): {out.kind} {out.target}: {err!r}")
                 if attempt + 1 < tries:
                     await asyncio.sleep(min(4.0, 0.5 * 2 ** attempt))
-        if out.kind == "private" and out.group_id:
+        if out.kind == "private" and out.group_id and out.hidden:
+            self.held.add(out.group_id)  # told, without a name, after the next release (G-4)
+        elif out.kind == "private" and out.group_id:
             await self._send(bot, Outgoing("group", out.group_id, private_failed_notice(out.target)))
         elif out.kind == "group":
             logger.warning(f"group message to {out.target} dropped after {tries} tries")

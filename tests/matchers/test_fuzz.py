@@ -556,16 +556,16 @@ def looks_like_cards(body: str) -> bool:
     return True
 
 
-def engine_move(game_json: dict, seat: int, move: tuple[str, str | None]) -> dict | None:
-    """The game after the move on a copy, ``None`` when the engine refuses it."""
+def engine_move(game_json: dict, seat: int, move: tuple[str, str | None]) -> dict | MoveError:
+    """The game after the move on a copy, or the engine's refusal."""
     game = ZGame.from_json(json.loads(json.dumps(game_json)))
     try:
         if move[0] == "pass":
             game.pass_turn(seat)
         else:
             game.play_text(seat, move[1] or "")
-    except MoveError:
-        return None
+    except MoveError as err:
+        return err
     return game.to_json()
 
 
@@ -600,6 +600,9 @@ class Expect:
     group: str | None = None
     engine: dict | None = None
     why: str = ""
+    privately: bool = False
+    """A refusal whose reason depends on the hand: the group reply only says so, and the
+    reason goes to the player in one private message (G-4)."""
 
 
 def expect(event: GroupMessageEvent | PrivateMessageEvent, before: dict) -> Expect:
@@ -621,8 +624,9 @@ def expect(event: GroupMessageEvent | PrivateMessageEvent, before: dict) -> Expe
             if move[0] == "play" and not move[1]:
                 return Expect("refuse", ("group", int(gid)), why="出 without cards")
             after = engine_move(table["engine"], seats.index(user), move)
-            if after is None:
-                return Expect("refuse", ("group", int(gid)), why="engine refuses the move")
+            if isinstance(after, MoveError):
+                return Expect("refuse", ("group", int(gid)), why="engine refuses the move",
+                              privately=after.private)
             return Expect("engine", group=gid, engine=after, why="legal move")
         if cmd is not None:
             return Expect("free" if COMMANDS[cmd] == "table" else "read", group=gid, why=cmd)
@@ -746,7 +750,15 @@ async def send_event(w: World, event: GroupMessageEvent | PrivateMessageEvent,
     elif exp.kind == "quiet" and not calls:
         pass
     elif exp.kind in ("refuse", "quiet"):
-        assert len(calls) == 1 and len(sends) == 1, f"not exactly one reply\n{ctx}"
+        if exp.privately:
+            assert len(calls) == 2 and len(sends) == 2, f"not one reply and one private reason\n{ctx}"
+            kind, target, reason = sends[1]
+            assert (kind, target) == ("private", event.user_id), f"reason went to {kind} {target}\n{ctx}"
+            assert "私聊" in sends[0][2].extract_plain_text(), ctx
+            assert reason.extract_plain_text() not in sends[0][2].extract_plain_text(), ctx
+            sends = sends[:1]
+        else:
+            assert len(calls) == 1 and len(sends) == 1, f"not exactly one reply\n{ctx}"
         kind, target, msg = sends[0]
         assert (kind, target) == exp.reply_to, f"reply went to {kind} {target}\n{ctx}"
         assert len(msg.extract_plain_text()) < SHORT, f"reply too long\n{ctx}"

@@ -119,7 +119,7 @@ async def test_w2_w3_timeouts(app: App, monkeypatch) -> None:
         expect_group(ctx, "玩家103 叫 1 分［超时］", "玩家103 当挖坑者，1 分")
         expect_private(ctx, C, "请扣 4 张牌")
         await fire()
-        lowest = game.lowest_four(2)
+        lowest = game.timeout_bury(2)
         expect_private(ctx, C, "你扣下：" + format_cards(lowest), "超时自动")
         expect_group(ctx, "扣底完成［超时自动］", at=C)
         await fire()

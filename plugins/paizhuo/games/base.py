@@ -48,10 +48,14 @@ class SeatView:
 
 @dataclass(slots=True)
 class Say:
-    """One message: to the group (``seat is None``) or privately to a seat."""
+    """One message: to the group (``seat is None``) or privately to a seat. ``secret``
+    marks a private message that only a hidden role gets (e.g. a spy's 明/暗 answer
+    confirmed): if it cannot be delivered the group is not told whose it was, nor when
+    (G-4)."""
 
     message: Message | str
     seat: int | None = None
+    secret: bool = False
 
 
 class GameAdapter(ABC):
@@ -182,6 +186,17 @@ class GameAdapter(ABC):
     def is_following(self, game: Any) -> bool:
         """Whether the player to act is answering a play (so a timeout passes)."""
         return False
+
+    def secret_phase(self, game: Any) -> bool:
+        """Whether only some hidden roles are asked now (抓特务 declaring, Z-9): group
+        messages then must not depend on their answers, and a failed secret private
+        message is reported only once this phase is over (G-4)."""
+        return False
+
+    @abstractmethod
+    def reveal(self, game: Any, seats: list[SeatView]) -> str:
+        """Everything hidden in a game that is ended before its result (/结束): every
+        hand, and the game's hidden roles and cards; nothing is secret any more (G-4)."""
 
     def reminder(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """The private question ``seat`` still has to answer (re-sent with ``/手牌``)."""

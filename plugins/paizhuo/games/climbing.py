@@ -185,6 +185,11 @@ class ClimbingAdapter(GameAdapter):
         return game.phase == "play" and game.lead is not None
 
     # ---- texts -----------------------------------------------------------------------------
+    def reveal(self, game: ClimbingGame, seats: list[SeatView]) -> str:
+        """Every hand left (G-4), for a game ended before its result."""
+        return "\n".join(f"{seats[s].name} 手牌：{self.cards(game, h)}"
+                         for s, h in enumerate(game.hands) if h)
+
     def cards(self, game: Any, cards: list[int]) -> str:
         """Cards in G-1 notation, grouped in the game's rank order."""
         return format_cards(cards, game.rules.rank_order())
@@ -195,10 +200,14 @@ class ClimbingAdapter(GameAdapter):
         above — only ``跟牌或过``."""
         msg = plain("轮到 ") + at(seats[game.turn].user_id)
         if game.lead is None:
-            return msg + MessageSegment.text(" 首出")
+            return msg + MessageSegment.text(f" 首出{self.prompt_warning(game)}")
+        hint = self.pass_hint(game)
         if just_shown:
-            return msg + MessageSegment.text(" 跟牌或过")
-        return msg + MessageSegment.text(f" 出牌：要大过 {self.to_beat(game, seats)}，或 过")
+            return msg + MessageSegment.text(
+                f" 跟牌{'或过' if hint is None else hint}{self.prompt_warning(game)}")
+        return msg + MessageSegment.text(
+            f" 出牌：要大过 {self.to_beat(game, seats)}{'，或 过' if hint is None else hint}"
+            f"{self.prompt_warning(game)}")
 
     def to_beat(self, game: ClimbingGame, seats: list[SeatView]) -> str:
         """``甲 的 ♠9（单张）``: the play to beat."""
@@ -209,6 +218,15 @@ class ClimbingAdapter(GameAdapter):
     def type_note(self, game: Any, reading: Any) -> str:
         """``（连对）`` after a play: the type taken, in the game's own words (G-5)."""
         return f"（{game.vocabulary.shown(reading.kind)}）"
+
+    def pass_hint(self, game: Any) -> str | None:
+        """``None`` when the turn prompt offers passing as usual (``或过``); else what it
+        says instead (S-4 把一必拦: passing is not offered)."""
+        return None
+
+    def prompt_warning(self, game: Any) -> str:
+        """A rule that may cost the player to act (e.g. S-4 包赔), told before they play."""
+        return ""
 
     def play_cards(self, game: Any, cards: list[int], reading: Any) -> str:
         """A play as the group sees it, in reading order: chains from their low end (A and

@@ -55,6 +55,37 @@ class ShoubayiAdapter(ClimbingAdapter):
     def prompt_seconds(self, game: SGame) -> int | None:
         return None
 
+    def pass_hint(self, game: SGame) -> str | None:
+        """S-4 把一必拦: passing is not offered to the last player before a 把一 player."""
+        if game.blocking_turn():
+            return "；把一必拦：管得了就必须管，管不了才能过"
+        return super().pass_hint(game)
+
+    def prompt_warning(self, game: SGame) -> str:
+        """S-4 包赔, told before the player plays."""
+        if game.baopei_risk():
+            return "。下家把一：出单张就出你最大的单张，否则下家这轮走了由你包赔"
+        return ""
+
+    def _lead_line(self, game: SGame, seats: list[SeatView]) -> str:
+        """Who leads the first trick and why (S-4). With cards set aside (2 players) the
+        heart is not named: it could tell that ♥5 was set aside."""
+        name = seats[game.turn].name
+        if game.lead_by == "card":
+            if game.aside:
+                return f"{name} 先出（持 ♥5；♥5 被抽走时持最小的红桃）。"
+            return f"♥5 在 {name} 手里，{name} 先出。"
+        if game.lead_by == "dealer":
+            return f"庄家 {name} 先出。"
+        if game.lead_by == "winner":
+            return f"上局赢家 {name} 先出。"
+        return f"{name} 先出。"
+
+    def reveal(self, game: SGame, seats: list[SeatView]) -> str:
+        """/结束 before the result: every hand and the cards set aside (G-4)."""
+        aside = f"抽出的牌：{self.cards(game, game.aside)}\n" if game.aside else ""
+        return aside + super().reveal(game, seats)
+
     def report_line(self, name: str, left: int) -> str:
         return f"{name} 把一了！"
 
@@ -75,7 +106,8 @@ class ShoubayiAdapter(ClimbingAdapter):
                                                ("包赔", game.rules.baopei),
                                                ("打到底", game.rules.to_the_end)) if on)
         says = [Say(plain(f"【手把一】开局！{game.players} 人，{deck}{aside}。{rules or '无附加规则'}。\n"
-                          f"座次：{names}\n手牌已私聊发出，发送 /手牌 可重发。\n") + self.prompt(game, seats))]
+                          f"座次：{names}\n手牌已私聊发出，发送 /手牌 可重发。\n{self._lead_line(game, seats)}\n")
+                    + self.prompt(game, seats))]
         says += [Say(self.hand(game, seats, s), s) for s in range(game.players)]
         return says
 

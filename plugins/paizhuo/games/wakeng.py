@@ -11,10 +11,17 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, format_cards, parse_cards, resolve
+from engine.cards import (
+    CardsNotHeld,
+    NotationError,
+    format_cards,
+    format_ranks,
+    parse_cards,
+    resolve,
+)
 from engine.climbing import carried_seat
 from engine.computer import SCORE_RANKS, choose_bid, choose_bury
-from engine.errors import MoveError
+from engine.errors import MoveError, hand_error
 from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
@@ -141,10 +148,24 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"{line}\n{digger} 当挖坑者，{game.bid} 分{note}。等 {digger} 私聊扣底"
                 f"（限时 {game.rules.prompt_seconds} 秒）。"),
-            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4 张牌>，例如 扣 3456。"
-                f"扣完拿到 4 张底牌。{game.rules.prompt_seconds} 秒内不回复自动扣最小的 4 张。\n"
+            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。{self._bury_prompt(game)}\n"
                 f"你的手牌：{self.cards(game, game.hands[game.digger])}", game.digger),
         ]
+
+    def _bury_example(self, game: WGame) -> str:
+        """``扣 …`` with the cards a timeout would bury: copy-paste ready, and never a
+        5, 10 or K where the hand allows (W-6)."""
+        return "扣 " + format_ranks(game.timeout_bury(game.digger), game.rules.rank_order())
+
+    def _bury_prompt(self, game: WGame) -> str:
+        """How to bury (W-3), what buried 5 / 10 / K cost (W-6), what a timeout does."""
+        seconds = game.rules.prompt_seconds
+        if game.rules.shaanxi:
+            return (f"请扣 4 张牌：私聊回复 扣 <4张牌>，例如 {self._bury_example(game)}。"
+                    f"扣完拿到 4 张底牌。{seconds} 秒内不回复自动扣最小的 4 张。")
+        return (f"请扣 4 张牌：私聊回复 扣 <4张牌>，例如 {self._bury_example(game)}。"
+                f"注意：扣下的 5、10、K 每张让输赢翻倍。扣完拿到 4 张底牌。"
+                f"{seconds} 秒内不回复自动扣最小的 4 张（尽量不扣 5、10、K）。")
 
     def hand(self, game: WGame, seats: list[SeatView], seat: int) -> str:
         if game.digger is None:
@@ -157,7 +178,7 @@ class WakengAdapter(ClimbingAdapter):
 
     def reminder(self, game: WGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "bury" and seat == game.digger:
-            return "请扣 4 张牌：私聊回复 扣 <4 张牌>。"
+            return self._bury_prompt(game)
         return ""
 
     # ---- flows -----------------------------------------------------------------------------------
@@ -180,9 +201,9 @@ class WakengAdapter(ClimbingAdapter):
         try:
             cards = resolve(parse_cards(t[1:]), game.hands[seat])
         except NotationError as err:
-            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 扣 3456") from None
+            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 {self._bury_example(game)}") from None
         except CardsNotHeld as err:
-            raise MoveError("not_held", str(err)) from None
+            raise hand_error("not_held", str(err)) from None
         game.bury(seat, cards)
         return self._after_bury(game, seats, "")
 
@@ -192,8 +213,15 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"你扣下：{self.cards(game, game.buried)}{note}；拿到底牌：{self.cards(game, game.bottom)}\n"
                 + self.hand(game, seats, game.digger), game.digger),
-            Say(plain(f"{digger} 扣底完成{note}。\n") + self.prompt(game, seats)),
+            Say(plain(f"{digger} 扣底完成{note}。{self._lead_line(game, seats)}\n") + self.prompt(game, seats)),
         ]
+
+    def _lead_line(self, game: WGame, seats: list[SeatView]) -> str:
+        """Who leads the first trick and why (W-5; W-7 without naming a card, which could
+        tell that ♥4 lies in the bottom)."""
+        if game.rules.shaanxi:
+            return f"{seats[game.turn].name} 先叫先出（持最小的红桃）。"
+        return f"挖坑者 {seats[game.turn].name} 先出。"
 
     def timeout(self, game: WGame, seats: list[SeatView]) -> list[Say]:
         if game.phase == "bury":
@@ -219,6 +247,16 @@ class WakengAdapter(ClimbingAdapter):
         if game.phase == "bury":
             return plain("\n".join([*lines, "等待挖坑者扣底。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def reveal(self, game: WGame, seats: list[SeatView]) -> str:
+        """/结束 before the result: the digger, the buried cards and the bottom, and every
+        hand (G-4)."""
+        if game.digger is None or game.phase == "bury":
+            head = f"底牌：{self.cards(game, game.bottom)}"
+        else:
+            head = (f"挖坑者：{seats[game.digger].name}（{game.bid} 分）；扣的底：{self.cards(game, game.buried)}\n"
+                    f"原底牌：{self.cards(game, game.bottom)}")
+        return head + "\n" + super().reveal(game, seats)
 
     def end(self, game: WGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
