@@ -12,6 +12,7 @@ import hashlib
 import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 import nonebot
 from nonebot import logger
@@ -22,7 +23,16 @@ from engine.settings import SettingError
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import Say, SeatView
-from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
+from plugins.paizhuo.messaging import (
+    Outgoing,
+    call_api,
+    deliver,
+    group,
+    plain,
+    private,
+    refusal,
+    submit,
+)
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 JOIN_HINT = "发送 /加入 入座"
@@ -36,32 +46,60 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
-    """An adapter's :class:`Say` list as messages to the group and the seated users."""
-    return [group(table.group_id, s.message) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id) for s in says]
+    """An adapter's :class:`Say` list as messages to the group and the seated users. A
+    private message that is just the seat's current hand is a hand update: a newer one
+    replaces it while it waits to be sent."""
+    outs = []
+    for s in says:
+        if s.seat is None:
+            outs.append(group(table.group_id, s.message))
+            continue
+        out = private(table.seats[s.seat].user_id, s.message, table.group_id)
+        if out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
+            out.coalesce = "hand"
+        outs.append(out)
+    return outs
+
+
+RESTART_AFTER = timedelta(seconds=0.5)
+"""A deadline set by an action restarts when the action's prompt was sent this much later."""
 
 
 async def run_locked(bot: Bot | None, table: Table,
                      change: Callable[[], Awaitable[list[Outgoing]]]) -> None:
-    """Apply ``change`` under the table's lock, then send its messages in order without
-    holding the lock (the send lock keeps one table's messages in command order)."""
+    """Apply ``change`` under the table's lock and queue its messages before releasing it
+    (so one table's messages go out in command order); then wait for them to be sent.
+    When the change set a new deadline (a turn, a private question), the full time counts
+    from when its prompt was actually sent: the deadline is set again then (unless the
+    table changed meanwhile)."""
     async with table.lock:
+        before = table.deadline
         outs = await change()
-        await table.send_lock.acquire()
-    try:
-        if bot is not None:
-            await deliver(bot, outs)
-        elif outs:
-            logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
-    finally:
-        table.send_lock.release()
+        armed = (table.deadline, table.remind_at)
+        changed_at = now_utc()
+        if bot is None:
+            if outs:
+                logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+            return
+        delivery = submit(bot, outs)
+    await delivery.prompt_sent()
+    if armed[0] is not None and armed[0] != before and now_utc() - changed_at >= RESTART_AFTER:
+        async with table.lock:
+            if (REGISTRY.get(table.group_id) is table
+                    and (table.deadline, table.remind_at) == armed):
+                table.rearm()
+                await REGISTRY.save(table)
+                schedule(table)
+                log_event(table, "deadline_from_send",
+                          delay=round((now_utc() - changed_at).total_seconds(), 1))
+    await delivery.sent()
 
 
 async def can_message_privately(bot: Bot, user_id: str) -> bool:
     """Whether ``user_id`` is on the bot's friend list (hands go only by private message
     between friends, never through a group temp session)."""
     try:
-        friends = await bot.get_friend_list()
+        friends = await call_api(bot, "get_friend_list")
     except Exception as err:  # noqa: BLE001
         logger.warning(f"get_friend_list failed: {err!r}")
         return False
@@ -496,13 +534,13 @@ async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None
     if table is None or not table.playing:
         return
     if table.seat_of(user_id) is None:
-        await deliver(bot, [reply(group_id, user_id, "你不在这桌牌局中。")])
+        await deliver(bot, [refusal(reply(group_id, user_id, "你不在这桌牌局中。"), user_id)])
         return
 
     async def change() -> list[Outgoing]:
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.act(table.engine, table.seats, seat, kind, arg),
-            lambda msg: reply(group_id, user_id, msg), kind)
+            lambda msg: refusal(reply(group_id, user_id, msg), user_id), kind)
         return outs or []
 
     await run_locked(bot, table, change)
@@ -520,7 +558,7 @@ async def answer(bot: Bot, user_id: str, text: str) -> bool:
         nonlocal handled
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.answer(table.engine, table.seats, seat, text),
-            lambda msg: private(user_id, msg), "answer")
+            lambda msg: refusal(private(user_id, msg), user_id), "answer")
         if outs is None:
             handled = False
             return []

@@ -40,9 +40,11 @@ async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
     from plugins.paizhuo.actions import cancel_timers
+    from plugins.paizhuo.messaging import reset_refusals
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
+    reset_refusals()
     REGISTRY.reset()
     store = REGISTRY.store
     assert store is not None, "the plugin's startup hook should have opened the store"
