@@ -317,7 +317,7 @@ class OneBotSim:
     * ``fail_private`` / ``fail_group`` – sends to these targets answer ``failed``
       (retcode 1200, as for a muted bot or a blocked user).
     * ``hang_group`` / ``hang_private`` – sends to these targets are never answered (a hung
-      call); they are not recorded in ``sent``.
+      call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
 
     API calls are answered concurrently, like a real implementation: a hung call does not
     hold up the answers to other calls.
@@ -349,6 +349,7 @@ class OneBotSim:
         self.fail_group: set[int] = set()
         self.hang_private: set[int] = set()
         self.hang_group: set[int] = set()
+        self.hung: list[tuple[str, int, float]] = []
         self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
         self.calls: list[ApiCall] = []
@@ -809,6 +810,7 @@ class OneBotSim:
         )
         hung = self.hang_group if kind == "group" else self.hang_private
         if target in hung:
+            self.hung.append((kind, target, time.time()))
             await asyncio.get_running_loop().create_future()  # never answered
         group_ctx = target if kind == "group" else None
         text, at_ids = render_text(segments, lambda uid: self.nickname_of(uid, group_ctx))

@@ -62,7 +62,7 @@ from engine.errors import MoveError
 from engine.readings import split_type_hint
 from engine.zhuatewu.game import CIVILIAN, SPY, ZGame
 from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import actions
+from plugins.paizhuo import actions, messaging
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.matchers.play import parse_move
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
@@ -674,6 +674,7 @@ async def send_event(w: World, event: GroupMessageEvent | PrivateMessageEvent,
     before_users = dict(REGISTRY.by_user)
     w.rec.calls.clear()
     _CAPTURE["errors"].clear()
+    messaging.reset_refusals()  # one reply per refusal is checked; the limit is tested elsewhere
     try:
         await asyncio.wait_for(w.bot.handle_event(event), timeout=10)
     except TimeoutError:
