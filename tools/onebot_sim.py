@@ -1076,8 +1076,10 @@ class BotProcess:
                 "LOG_LEVEL": self.log_level,
                 "PYTHONUNBUFFERED": "1",
                 # The simulated account is never rate-limited: pace sends only lightly
-                # (override with env={"SEND_INTERVAL": ...} to measure real pacing).
+                # (override with env={"SEND_RATE": ...} to measure real pacing; an empty
+                # SEND_RATE lets SEND_INTERVAL decide, and both empty mean the default).
                 "SEND_INTERVAL": "0.005",
+                "SEND_RATE": "",
             }
         )
         if self.database_url is not None:
