@@ -1080,6 +1080,9 @@ class BotProcess:
                 # SEND_RATE lets SEND_INTERVAL decide, and both empty mean the default).
                 "SEND_INTERVAL": "0.005",
                 "SEND_RATE": "",
+                # Simulated players try moves until one is accepted and wait for each reply:
+                # no refusal limit unless a test asks for one (env={"REFUSAL_LIMIT": "5"}).
+                "REFUSAL_LIMIT": "0",
             }
         )
         if self.database_url is not None:

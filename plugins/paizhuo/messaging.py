@@ -19,6 +19,7 @@ seconds), so one player's junk cannot flood a group or the account's budget.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from collections.abc import Callable
@@ -27,9 +28,15 @@ from dataclasses import dataclass, field
 import nonebot
 from nonebot import get_plugin_config, logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
+from nonebot.log import LoguruHandler
 
+from plugins.paizhuo import scheduler
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.scheduler import SendScheduler
+
+_scheduler_log = logging.getLogger(scheduler.__name__)
+_scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log
+_scheduler_log.propagate = False
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ BYSTANDER_X, BYSTANDER_M, MEMBER_H = 3901, 3902, 3903
 
 async def test_muted_and_hanging_groups_do_not_hold_up_another_table(tmp_path: Path) -> None:
     # Hung calls must stay hung for the whole test (a late timeout would only help old code).
-    env = {"ONEBOT_CALL_TIMEOUT": "300", "SEND_RETRIES": "3"}
+    env = {"ONEBOT_CALL_TIMEOUT": "300", "SEND_RETRIES": "3", "REFUSAL_LIMIT": "5"}
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env,
                           database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
         sim = OneBotSim(self_id=10001)
