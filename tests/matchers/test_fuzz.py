@@ -887,6 +887,7 @@ async def say_privately(w: World, user: int, text: str) -> list[tuple[str, int, 
     await reset_world()
     w.rec.calls.clear()
     _CAPTURE["errors"].clear()
+    messaging.reset_refusals()
     await asyncio.wait_for(w.bot.handle_event(private_event(user, Message(MessageSegment.text(text)))),
                            timeout=10)
     assert not _CAPTURE["errors"], _CAPTURE["errors"]
