@@ -319,7 +319,13 @@ class OneBotSim:
     * ``friends`` – user ids that are friends of the bot account.
     * ``groups`` – ``{group_id: {user_id: Member}}``; ``group_names`` – optional names.
     * ``nicknames`` – nicknames of users outside any group (friends, strangers).
-    * ``fail_private`` / ``fail_group`` – sends to these targets answer ``failed``.
+    * ``fail_private`` / ``fail_group`` – sends to these targets answer ``failed``
+      (retcode 1200, as for a muted bot or a blocked user).
+    * ``hang_group`` / ``hang_private`` – sends to these targets are never answered (a hung
+      call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
+
+    API calls are answered concurrently, like a real implementation: a hung call does not
+    hold up the answers to other calls.
 
     Observations: ``sent`` (every outgoing message, as :class:`Sent`), ``calls`` (every API
     call), ``events`` (every event posted), ``deleted`` (recalled message ids).
@@ -346,6 +352,10 @@ class OneBotSim:
         self.nicknames: dict[int, str] = {}
         self.fail_private: set[int] = set()
         self.fail_group: set[int] = set()
+        self.hang_private: set[int] = set()
+        self.hang_group: set[int] = set()
+        self.hung: list[tuple[str, int, float]] = []
+        self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
         self.calls: list[ApiCall] = []
         self.events: list[dict[str, Any]] = []
@@ -523,19 +533,28 @@ class OneBotSim:
                     continue
                 if not isinstance(frame, dict) or "action" not in frame:
                     continue
-                params = frame.get("params")
-                response = await self.handle_action(
-                    str(frame["action"]), params if isinstance(params, dict) else {}
-                )
-                response["echo"] = frame.get("echo")
-                await ws.send(json.dumps(response, ensure_ascii=False))
+                task = asyncio.create_task(self._answer(ws, frame))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
         except ConnectionClosed:
             pass
         finally:
+            for task in list(self._answering):
+                task.cancel()
             self.close_code = ws.close_code
             self._closed.set()
             async with self._cond:
                 self._cond.notify_all()
+
+    async def _answer(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
+        """Answer one API frame (a task of its own, so calls are answered concurrently)."""
+        params = frame.get("params")
+        response = await self.handle_action(
+            str(frame["action"]), params if isinstance(params, dict) else {}
+        )
+        response["echo"] = frame.get("echo")
+        with contextlib.suppress(ConnectionClosed):
+            await ws.send(json.dumps(response, ensure_ascii=False))
 
     async def post_event(self, event: dict[str, Any]) -> None:
         """Send an arbitrary event dict to the bot (recorded in ``events``)."""
@@ -801,6 +820,10 @@ class OneBotSim:
         segments = normalize_message(
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
         )
+        hung = self.hang_group if kind == "group" else self.hang_private
+        if target in hung:
+            self.hung.append((kind, target, time.time()))
+            await asyncio.get_running_loop().create_future()  # never answered
         group_ctx = target if kind == "group" else None
         text, at_ids = render_text(segments, lambda uid: self.nickname_of(uid, group_ctx))
         error = ""
@@ -1112,8 +1135,13 @@ class BotProcess:
                 "LOG_LEVEL": self.log_level,
                 "PYTHONUNBUFFERED": "1",
                 # The simulated account is never rate-limited: pace sends only lightly
-                # (override with env={"SEND_INTERVAL": ...} to measure real pacing).
+                # (override with env={"SEND_RATE": ...} to measure real pacing; an empty
+                # SEND_RATE lets SEND_INTERVAL decide, and both empty mean the default).
                 "SEND_INTERVAL": "0.005",
+                "SEND_RATE": "",
+                # Simulated players try moves until one is accepted and wait for each reply:
+                # no refusal limit unless a test asks for one (env={"REFUSAL_LIMIT": "5"}).
+                "REFUSAL_LIMIT": "0",
             }
         )
         if self.database_url is not None:

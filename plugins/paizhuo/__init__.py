@@ -47,7 +47,7 @@ async def _bot_connected(bot: Bot) -> None:
 @driver.on_shutdown
 async def _stop_store() -> None:
     actions.cancel_timers()
-    messaging.stop_queues()
+    await messaging.stop_queues()
     if REGISTRY.store is not None:
         await REGISTRY.store.close()
         REGISTRY.store = None

@@ -20,6 +20,7 @@ import hashlib
 import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 import nonebot
 from nonebot import logger
@@ -30,7 +31,16 @@ from engine.settings import Setting, SettingError
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
-from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
+from plugins.paizhuo.messaging import (
+    Outgoing,
+    call_api,
+    deliver,
+    group,
+    plain,
+    private,
+    refusal,
+    submit,
+)
 from plugins.paizhuo.pictures import end_summary, picture, pictures_on
 from plugins.paizhuo.tables import (
     FINISHED,
@@ -63,27 +73,45 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
     """An adapter's :class:`Say` list as messages to the group and the seated users
     (computer players get no private messages). Once no secret phase runs, its group
-    messages release held failure notices (G-4)."""
+    messages release held failure notices (G-4). A private message that is just the
+    seat's current hand is a hand update: a newer one replaces it while it waits."""
     release = table.engine is None or not table.adapter.secret_phase(table.engine)
-    return [group(table.group_id, s.message, release) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
-            for s in says if s.seat is None or not is_computer(table.seats[s.seat].user_id)]
+    outs = []
+    for s in says:
+        if s.seat is None:
+            outs.append(group(table.group_id, s.message, release))
+            continue
+        if is_computer(table.seats[s.seat].user_id):
+            continue
+        out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
+        if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
+            out.coalesce = "hand"
+        outs.append(out)
+    return outs
+
+
+RESTART_AFTER = timedelta(seconds=0.5)
+"""A deadline set by an action restarts when the action's prompt was sent this much later."""
 
 
 async def run_locked(bot: Bot | None, table: Table,
                      change: Callable[[], Awaitable[list[Outgoing]]],
                      failed: Outgoing | None = None) -> bool:
-    """Apply ``change`` under the table's lock, then send its messages in order without
-    holding the lock (the send lock keeps one table's messages in command order).
+    """Apply ``change`` under the table's lock and queue its messages before releasing it
+    (so one table's messages go out in command order); then wait for them to be sent.
 
     ``change`` saves what it changed before it returns. When it raises (a failed save,
     :class:`SaveFailed`, or anything else) the change does not count: the table goes
     back to its last saved state, its messages are dropped, ``failed`` (the actor's
     :data:`NOT_APPLIED` reply, ``None`` for a timer) is sent instead, the cause is logged
-    and the table's timer is re-armed with a backoff. Returns whether the change counted.
-    End messages the change produced are marked announced once sent."""
+    and the table's timer is re-armed with a backoff. When the change set a new deadline
+    (a turn, a private question), the full time counts from when its prompt was actually
+    sent: the deadline is set again then (unless the table changed meanwhile). End
+    messages the change produced are marked announced once sent. Returns whether the
+    change counted."""
     async with table.lock:
         registered = REGISTRY.get(table.group_id) is table
+        before = table.deadline
         try:
             outs = await change()
             ok = True
@@ -93,19 +121,42 @@ async def run_locked(bot: Bot | None, table: Table,
             ok = False
         announcing, table.announcing = table.announcing, []
         _in_flight.update(uid for uid, _ in announcing)
-        await table.send_lock.acquire()
-    try:
-        if bot is not None:
-            await deliver(bot, outs)
-        elif outs:
+        armed = (table.deadline, table.remind_at)
+        changed_at = now_utc()
+        delivery = submit(bot, outs) if bot is not None else None
+        if bot is None and outs:
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+    try:
+        if delivery is not None:
+            await delivery.prompt_sent()
+            if (ok and armed[0] is not None and armed[0] != before
+                    and now_utc() - changed_at >= RESTART_AFTER):
+                await _restart_deadline(table, armed, changed_at)
+            await delivery.sent()
     finally:
-        table.send_lock.release()
         for uid, out in announcing:
             if out.sent:
                 await mark_announced(uid)
             _in_flight.discard(uid)
     return ok
+
+
+async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
+    """The prompt of a change went out late: its deadline counts from now (saved; a
+    failed save keeps the earlier deadline)."""
+    async with table.lock:
+        if REGISTRY.get(table.group_id) is not table or (table.deadline, table.remind_at) != armed:
+            return
+        table.rearm()
+        try:
+            await REGISTRY.save(table)
+        except SaveFailed as err:
+            logger.warning(f"event=deadline_from_send_not_saved group={table.group_id} cause={err!r}")
+            table.revert()
+            REGISTRY.reinstate(table, True)
+        schedule(table)
+        log_event(table, "deadline_from_send",
+                  delay=round((now_utc() - changed_at).total_seconds(), 1))
 
 
 def undo(table: Table, registered: bool, err: BaseException) -> None:
@@ -140,7 +191,7 @@ async def can_message_privately(bot: Bot, user_id: str) -> bool:
     """Whether ``user_id`` is on the bot's friend list (hands go only by private message
     between friends, never through a group temp session)."""
     try:
-        friends = await bot.get_friend_list()
+        friends = await call_api(bot, "get_friend_list")
     except Exception as err:  # noqa: BLE001
         logger.warning(f"get_friend_list failed: {err!r}")
         return False
@@ -777,7 +828,7 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
 PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
 
 
-def refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
+def move_refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
     """The reply to a refused move (G-4): a reason that describes the player's hand
     (``err.private``) goes to the player alone, and the group hears only that the move was
     not accepted; any other reason is replied where the move was made."""
@@ -801,7 +852,7 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
     try:
         says = act(seat)
     except MoveError as err:
-        return refusal(table, user_id, err, refuse)
+        return move_refusal(table, user_id, err, refuse)
     # Any other exception reaches run_locked: the table goes back to its saved state.
     if says is None:
         return None
@@ -846,13 +897,13 @@ async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None
     if table is None or not table.playing:
         return
     if table.seat_of(user_id) is None:
-        await deliver(bot, [reply(group_id, user_id, "你不在这桌牌局中。")])
+        await deliver(bot, [refusal(reply(group_id, user_id, "你不在这桌牌局中。"), user_id)])
         return
 
     async def change() -> list[Outgoing]:
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.act(table.engine, table.seats, seat, kind, arg),
-            lambda msg: reply(group_id, user_id, msg), kind)
+            lambda msg: refusal(reply(group_id, user_id, msg), user_id), kind)
         return outs or []
 
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
@@ -870,7 +921,7 @@ async def answer(bot: Bot, user_id: str, text: str) -> bool:
         nonlocal handled
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.answer(table.engine, table.seats, seat, text),
-            lambda msg: private(user_id, msg), "answer")
+            lambda msg: refusal(private(user_id, msg), user_id), "answer")
         if outs is None:
             handled = False
             return []

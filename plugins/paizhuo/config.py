@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import BaseModel, field_validator
 
 
@@ -9,9 +11,7 @@ class Config(BaseModel):
     """``DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``.
     ``DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
     from it, the group and the game number, so a session can be replayed (demos, tests).
-    ``SEND_INTERVAL`` — least seconds between two messages of one bot account (QQ rate
-    limits, 风控); ``SEND_RETRIES`` — tries of a failed group message before it is logged
-    and dropped. ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
+    ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
     acts, so people can follow the table.
     ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
     off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
@@ -23,12 +23,28 @@ class Config(BaseModel):
     end-of-game summary as pictures when a font that renders Chinese is found (default
     true; ``PAIZHUO_FONT`` names the font file).
     ``DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
-    process's write lock before the change fails (and is undone)."""
+    process's write lock before the change fails (and is undone).
+
+    Sending (发送, QQ rate limits / 风控): ``SEND_RATE`` — messages per second the account
+    may send on average (default 8; ``0``: no pacing); ``SEND_BURST`` — how many may go at
+    once after a quiet spell (default 8); ``SEND_INTERVAL`` — older setting, used when
+    ``SEND_RATE`` is not given: least seconds between two messages (rate ``1/interval``);
+    ``ONEBOT_CALL_TIMEOUT`` — seconds one OneBot call may take before it counts as failed
+    (default 5); ``SEND_RETRIES`` — tries of a failed group message; ``SEND_BACKOFF_MAX``
+    — longest pause, in seconds, of a conversation (group or private chat) whose sends
+    keep failing (muted, kicked). Refusals: more than ``REFUSAL_LIMIT`` refusals of one
+    user's moves or answers in ``REFUSAL_WINDOW`` seconds and that user's further refusals
+    are dropped silently for ``REFUSAL_SILENCE`` seconds (``REFUSAL_LIMIT=0``: no limit)."""
+
+    DEFAULT_SEND_RATE: ClassVar[float] = 8.0
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     database_busy_timeout: float = 30.0
     deal_seed: int | None = None
-    send_interval: float = 0.3
+    send_rate: float | None = None
+    send_burst: int = 8
+    send_interval: float | None = None
+    onebot_call_timeout: float = 5.0
     send_retries: int = 3
     onebot_http_post: bool = False
     allow_empty_token: bool = False
@@ -36,8 +52,12 @@ class Config(BaseModel):
     paizhuo_bare_commands: str = "all"
     paizhuo_images: bool = True
     paizhuo_font: str = ""
+    send_backoff_max: float = 30.0
+    refusal_limit: int = 5
+    refusal_window: float = 30.0
+    refusal_silence: float = 60.0
 
-    @field_validator("deal_seed", mode="before")
+    @field_validator("deal_seed", "send_rate", "send_interval", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
@@ -46,3 +66,10 @@ class Config(BaseModel):
     @classmethod
     def _empty_is_false(cls, value: object) -> object:
         return False if value == "" else value
+
+    @field_validator("onebot_call_timeout")
+    @classmethod
+    def _positive(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("ONEBOT_CALL_TIMEOUT must be positive")
+        return value

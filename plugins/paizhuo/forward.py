@@ -1,6 +1,6 @@
 """Long texts (help, rules, a game's replay) as merged-forward messages (合并转发): one
 tidy card in the chat instead of a wall of lines, with the plain text as the fallback
-when the OneBot implementation refuses the call (see ``messaging.SendQueue``)."""
+when the OneBot implementation refuses the call (see ``messaging._send_one``)."""
 
 from __future__ import annotations
 

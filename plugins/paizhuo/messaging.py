@@ -1,51 +1,76 @@
-"""Outgoing messages: one paced send queue per bot account.
+"""Outgoing messages: the send scheduler of each bot account, and refusal limits.
 
 A handler collects :class:`Outgoing` items while it holds a table's lock and hands them to
-:func:`deliver` after releasing it. :func:`deliver` merges the messages of one action
-(one group message per group, one private message per user) and queues them on the
-bot's :class:`SendQueue`, which keeps at least ``SEND_INTERVAL`` seconds between two
-sends (QQ accounts get rate-limited, 风控, when a bot sends too fast), retries a failed
-group message with backoff a bounded number of times, and reports a failed private
-message in its group with how to fix it (never with its content; without a name, and
-only after the phase is over, when only a hidden role got it — G-4).
+:func:`deliver` (or queues them with :func:`submit` under the lock and waits after
+releasing it). The messages of one action are merged (one group message per group, one
+private message per user) and queued on the account's
+:class:`~plugins.paizhuo.scheduler.SendScheduler`: one queue per conversation, an
+account-wide budget (``SEND_RATE`` / ``SEND_BURST``, QQ rate limits, 风控), a timeout on
+every call (``ONEBOT_CALL_TIMEOUT``), retries and a back-off of its own for a conversation
+whose sends fail, group messages before private ones, and a player's waiting hand updates
+collapsed into the latest. A private message that cannot be delivered is reported in its
+group with how to fix it (never with its content; without a name, and only after the phase
+is over, when only a hidden role got it — G-4). Long texts go as merged-forward messages
+and pictures as images, each with its plain text as the fallback.
+
+Refusals (a move or answer that was not accepted) are limited per user
+(``REFUSAL_LIMIT`` in ``REFUSAL_WINDOW`` seconds, then silence for ``REFUSAL_SILENCE``
+seconds), so one player's junk cannot flood a group or the account's budget.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import nonebot
 from nonebot import get_plugin_config, logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
+from nonebot.log import LoguruHandler
 
+from plugins.paizhuo import scheduler
 from plugins.paizhuo.config import Config
+from plugins.paizhuo.scheduler import SendScheduler
+
+_scheduler_log = logging.getLogger(scheduler.__name__)
+_scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log
+_scheduler_log.propagate = False
 
 
 @dataclass(slots=True)
 class Outgoing:
     """One message: ``kind`` ``"group"`` or ``"private"``, ``target`` the group or user id
     (as a string), ``message`` the content. ``group_id`` of a private message is the group
-    to tell if it cannot be delivered. ``sent`` becomes ``True`` once :func:`deliver`
-    sent it (alone or merged with others: ``parts`` are the messages merged into it)."""
+    to tell if it cannot be delivered. ``coalesce``: a waiting message of the same
+    conversation with the same key is replaced by this one (``"hand"``: a player's hand
+    update). ``refusal_of``: the user whose move or answer this message refuses (limited
+    per user, see :class:`RefusalLimiter`)."""
 
     kind: str
     target: str
     message: Message
     group_id: str | None = None
+    coalesce: str | None = None
+    refusal_of: str | None = None
     forward: list[Message] | None = None
     """When set: sent as one merged-forward message (合并转发) of these nodes, and
     ``message`` (the same text, plain) is sent instead when the OneBot call fails."""
     image: bytes | None = None
     """When set: this PNG is sent, and ``message`` (the same content as text) instead
     when the OneBot call fails."""
-    sent: bool = False
-    parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
     hidden: bool = False
     """A private message only a hidden role gets: a failure is reported without a name,
     and not before the group's next ``release`` message (G-4)."""
     release: bool = False
     """A group message after which held failure notices of hidden messages may be told."""
+    sent: bool = False
+    """Set once the message was sent (alone or merged: ``parts`` are the messages merged
+    into it)."""
+    parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
 
 
 def plain(text: str | Message) -> Message:
@@ -79,9 +104,17 @@ def hidden_failed_notice() -> Message:
         "有私聊消息发送失败：请各位确认已加机器人为好友，再发送 /手牌 取回手牌和待答的问题。"))
 
 
+def refusal(out: Outgoing, user_id: str) -> Outgoing:
+    """Mark ``out`` as refusing ``user_id``'s move or answer (rate-limited per user)."""
+    out.refusal_of = user_id
+    return out
+
+
 def merge(outs: list[Outgoing]) -> list[Outgoing]:
     """One message per recipient, at the place of its first part, parts joined by a line
-    break (the messages of one action arrive together and in order)."""
+    break (the messages of one action arrive together and in order). A merged message
+    keeps a ``coalesce`` key only if every part has it; forward messages and pictures are
+    never merged."""
     merged: dict[tuple[str, str] | int, Outgoing] = {}
     for i, out in enumerate(outs):
         if out.forward is not None or out.image is not None:
@@ -92,145 +125,230 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
             first = merged[key]
             first.message = first.message + MessageSegment.text("\n") + out.message
             first.group_id = first.group_id or out.group_id
+            if first.coalesce != out.coalesce:
+                first.coalesce = None
             first.parts.append(out)
             first.hidden = first.hidden and out.hidden
             first.release = first.release or out.release
         else:
             merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id,
-                                   hidden=out.hidden, release=out.release, parts=[out])
+                                   out.coalesce, hidden=out.hidden, release=out.release,
+                                   parts=[out])
     return list(merged.values())
 
 
-class SendQueue:
-    """The paced sender of one bot account; a single worker task sends in FIFO order."""
+class RefusalLimiter:
+    """Per-user refusal budget: at most ``limit`` refusals in ``window`` seconds; the next
+    one starts ``silence`` seconds in which that user's refusals are dropped silently.
+    ``clock`` gives seconds (monotonic)."""
 
-    def __init__(self, interval: float, retries: int) -> None:
-        self.interval = interval
-        self.retries = max(1, retries)
-        self.queue: asyncio.Queue[tuple[Bot, list[Outgoing], asyncio.Future[None]]] = asyncio.Queue()
-        self.last = 0.0
-        self.sent = 0
-        self.worker: asyncio.Task[None] | None = None
-        self.held: set[str] = set()
-        """Groups owed a :func:`hidden_failed_notice`."""
+    def __init__(self, limit: int, window: float, silence: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window, self.silence, self.clock = limit, window, silence, clock
+        self._recent: dict[str, deque[float]] = {}
+        self._silent_until: dict[str, float] = {}
 
-    def start(self) -> None:
-        """Start the worker (again, if it stopped)."""
-        if self.worker is None or self.worker.done():
-            self.worker = asyncio.create_task(self._run())
-
-    async def _pace(self) -> None:
-        wait = self.last + self.interval - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        self.last = time.monotonic()
-
-    async def _run(self) -> None:
-        while True:
-            bot, outs, done = await self.queue.get()
-            try:
-                for out in outs:
-                    await self._send(bot, out)
-                    if out.kind == "group" and out.release and out.target in self.held:
-                        self.held.discard(out.target)
-                        await self._send(bot, Outgoing("group", out.target, hidden_failed_notice()))
-            except Exception:  # noqa: BLE001 - the worker must survive anything
-                logger.exception("send queue failure")
-            finally:
-                if not done.done():
-                    done.set_result(None)
-
-    async def _send(self, bot: Bot, out: Outgoing) -> None:
-        if out.forward is not None and await self._send_forward(bot, out):
-            return
-        if out.image is not None and await self._send_image(bot, out):
-            return
-        tries = self.retries if out.kind == "group" else 1
-        for attempt in range(tries):
-            await self._pace()
-            try:
-                if out.kind == "group":
-                    await bot.send_group_msg(group_id=int(out.target), message=out.message)
-                else:
-                    await bot.send_private_msg(user_id=int(out.target), message=out.message)
-                self.sent += 1
-                out.sent = True
-                for part in out.parts:
-                    part.sent = True
-                return
-            except Exception as err:  # noqa: BLE001 - any failure of the OneBot side
-                logger.warning(f"send failed ({attempt + 1}/{tries}): {out.kind} {out.target}: {err!r}")
-                if attempt + 1 < tries:
-                    await asyncio.sleep(min(4.0, 0.5 * 2 ** attempt))
-        if out.kind == "private" and out.group_id and out.hidden:
-            self.held.add(out.group_id)  # told, without a name, after the next release (G-4)
-        elif out.kind == "private" and out.group_id:
-            await self._send(bot, Outgoing("group", out.group_id, private_failed_notice(out.target)))
-        elif out.kind == "group":
-            logger.warning(f"group message to {out.target} dropped after {tries} tries")
+    def allow(self, user_id: str) -> bool:
+        """Whether a refusal for ``user_id`` may be sent now (and count it)."""
+        if self.limit <= 0:
+            return True
+        now = self.clock()
+        if self._silent_until.get(user_id, -1.0) > now:
+            return False
+        self._silent_until.pop(user_id, None)
+        recent = self._recent.setdefault(user_id, deque())
+        while recent and recent[0] <= now - self.window:
+            recent.popleft()
+        if len(recent) >= self.limit:
+            recent.clear()
+            self._silent_until[user_id] = now + self.silence
+            logger.info(f"event=refusals_silenced user={user_id} seconds={self.silence:g}")
+            return False
+        recent.append(now)
+        if len(self._recent) > 4096:  # forget users who went quiet
+            for uid in [u for u, q in self._recent.items() if not q or q[-1] <= now - self.window]:
+                del self._recent[uid]
+        return True
 
 
-    async def _send_forward(self, bot: Bot, out: Outgoing) -> bool:
-        """One try of a merged-forward message (OneBot v11 ``send_group_forward_msg`` /
-        ``send_private_forward_msg``); ``False`` when it failed (the caller sends the
-        plain text)."""
-        await self._pace()
+@dataclass(slots=True)
+class Delivery:
+    """The queued messages of one action: ``parts`` pairs each merged message with a
+    future that is ``True`` once it was sent (or superseded), ``False`` once given up."""
+
+    parts: list[tuple[Outgoing, asyncio.Future[bool]]] = field(default_factory=list)
+
+    async def prompt_sent(self) -> None:
+        """Wait until every message that may carry a prompt (all but hand updates) was
+        sent or given up."""
+        waiting = [f for out, f in self.parts if out.coalesce is None]
+        if waiting:
+            await asyncio.wait(waiting)
+
+    async def sent(self) -> None:
+        """Wait until every message was sent or given up."""
+        if self.parts:
+            await asyncio.wait([f for _, f in self.parts])
+
+
+_schedulers: dict[str, SendScheduler] = {}
+_bots: dict[str, Bot] = {}
+_held: dict[str, set[str]] = {}
+"""Per account: groups owed a :func:`hidden_failed_notice` (told after their next
+``release`` message)."""
+_released: dict[str, set[str]] = {}
+"""Per account: groups whose last message sent was a ``release`` one (no secret phase
+runs there now)."""
+_limiter: RefusalLimiter | None = None
+
+
+def pacing(config: Config) -> tuple[float, int]:
+    """``(rate, burst)`` of the account budget from the settings: ``SEND_RATE`` and
+    ``SEND_BURST``; without ``SEND_RATE``, the older ``SEND_INTERVAL`` means one send every
+    that many seconds (``0``: no pacing)."""
+    if config.send_rate is not None:
+        rate = config.send_rate if config.send_rate > 0 else float("inf")
+    elif config.send_interval is not None:
+        rate = 1.0 / config.send_interval if config.send_interval > 0 else float("inf")
+    else:
+        rate = Config.DEFAULT_SEND_RATE
+    return rate, max(1, config.send_burst)
+
+
+def _give_up(self_id: str, out: Outgoing) -> Outgoing | None:
+    """A message was given up: a private one is reported in its group — without a name
+    and after the phase, when only a hidden role got it (G-4)."""
+    if out.kind == "private" and out.group_id and out.hidden:
+        if out.group_id in _released.get(self_id, set()):
+            return Outgoing("group", out.group_id, hidden_failed_notice())  # the phase is over
+        _held.setdefault(self_id, set()).add(out.group_id)
+        return None
+    if out.kind == "private" and out.group_id:
+        return Outgoing("group", out.group_id, private_failed_notice(out.target))
+    return None
+
+
+async def _call_send(bot: Bot, kind: str, target: str, message: Message) -> None:
+    if kind == "group":
+        await bot.send_group_msg(group_id=int(target), message=message)
+    else:
+        await bot.send_private_msg(user_id=int(target), message=message)
+
+
+async def _send_one(self_id: str, out: Outgoing) -> None:
+    """The OneBot call(s) for ``out`` with the account's current connection: a forward
+    message or a picture first when it has one (its plain text when that fails), then a
+    held anonymous failure notice after a releasing group message."""
+    bot = nonebot.get_bots().get(self_id)
+    if not isinstance(bot, Bot):
+        bot = _bots[self_id]
+    done = False
+    if out.forward is not None:
         nodes = Message([MessageSegment.node_custom(user_id=int(bot.self_id), nickname="牌桌",
-                                                    content=part) for part in out.forward or []])
+                                                    content=part) for part in out.forward])
         try:
             if out.kind == "group":
                 await bot.send_group_forward_msg(group_id=int(out.target), messages=nodes)
             else:
                 await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
+            done = True
         except Exception as err:  # noqa: BLE001 - not every OneBot implementation has it
             logger.warning(f"forward message failed, sending plain text: {out.kind} {out.target}: {err!r}")
-            return False
-        self.sent += 1
-        return True
-
-
-    async def _send_image(self, bot: Bot, out: Outgoing) -> bool:
-        """One try of a picture; ``False`` when it failed (the caller sends the text)."""
-        await self._pace()
-        picture = Message(MessageSegment.image(out.image or b""))
+    elif out.image is not None:
         try:
-            if out.kind == "group":
-                await bot.send_group_msg(group_id=int(out.target), message=picture)
-            else:
-                await bot.send_private_msg(user_id=int(out.target), message=picture)
+            await _call_send(bot, out.kind, out.target, Message(MessageSegment.image(out.image)))
+            done = True
         except Exception as err:  # noqa: BLE001 - e.g. the implementation cannot upload
             logger.warning(f"picture failed, sending text: {out.kind} {out.target}: {err!r}")
-            return False
-        self.sent += 1
-        return True
+    if not done:
+        await _call_send(bot, out.kind, out.target, out.message)
+    if out.kind != "group":
+        return
+    released = _released.setdefault(self_id, set())
+    if out.release:
+        released.add(out.target)
+    else:
+        released.discard(out.target)
+    held = _held.get(self_id)
+    if out.release and held and out.target in held:
+        held.discard(out.target)
+        scheduler_for(bot).submit(Outgoing("group", out.target, hidden_failed_notice(), release=True))
 
 
-_queues: dict[str, SendQueue] = {}
-
-
-def queue_for(bot: Bot) -> SendQueue:
-    """The send queue of ``bot``'s account (created on first use)."""
-    q = _queues.get(bot.self_id)
-    if q is None:
+def scheduler_for(bot: Bot) -> SendScheduler:
+    """The send scheduler of ``bot``'s account (created on first use from the settings)."""
+    _bots[bot.self_id] = bot
+    sched = _schedulers.get(bot.self_id)
+    if sched is None:
         config = get_plugin_config(Config)
-        q = _queues[bot.self_id] = SendQueue(config.send_interval, config.send_retries)
-    q.start()
-    return q
+        rate, burst = pacing(config)
+        self_id = bot.self_id
+        sched = _schedulers[self_id] = SendScheduler(
+            lambda out: _send_one(self_id, out), rate=rate, burst=burst,
+            call_timeout=config.onebot_call_timeout, retries=config.send_retries,
+            backoff_max=config.send_backoff_max, on_give_up=lambda out: _give_up(self_id, out))
+    return sched
+
+
+def limiter() -> RefusalLimiter:
+    """The process-wide refusal limiter (from the settings)."""
+    global _limiter
+    if _limiter is None:
+        config = get_plugin_config(Config)
+        _limiter = RefusalLimiter(config.refusal_limit, config.refusal_window,
+                                  config.refusal_silence)
+    return _limiter
+
+
+def reset_refusals() -> None:
+    """Forget every user's refusal count (tests)."""
+    global _limiter
+    _limiter = None
+
+
+def submit(bot: Bot, outs: list[Outgoing]) -> Delivery:
+    """Queue ``outs`` (merged; refusals over their user's limit dropped) on the bot's
+    scheduler at once, without waiting: call it under a table's lock to keep that table's
+    messages in command order. Never raises."""
+    kept = [o for o in outs if o.refusal_of is None or limiter().allow(o.refusal_of)]
+    delivery = Delivery()
+    if not kept:
+        return delivery
+    sched = scheduler_for(bot)
+    for out in merge(kept):
+        future = sched.submit(out)
+        future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
+        delivery.parts.append((out, future))
+    return delivery
+
+
+def _mark_sent(out: Outgoing, future: asyncio.Future[bool]) -> None:
+    if not future.cancelled() and future.exception() is None and future.result():
+        out.sent = True
+        for part in out.parts:
+            part.sent = True
 
 
 async def deliver(bot: Bot, outs: list[Outgoing]) -> None:
-    """Merge ``outs`` and send them through the bot's queue; returns once they were sent
-    (or reported). Never raises. Each of ``outs`` that was sent has ``sent`` set."""
-    if not outs:
-        return
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    queue_for(bot).queue.put_nowait((bot, merge(outs), done))
-    await done
+    """Merge ``outs`` and send them through the bot's scheduler; returns once they were
+    sent (or given up and reported). Never raises."""
+    await submit(bot, outs).sent()
 
 
-def stop_queues() -> None:
-    """Stop every send worker (shutdown)."""
-    for q in _queues.values():
-        if q.worker is not None:
-            q.worker.cancel()
-    _queues.clear()
+async def call_api(bot: Bot, api: str, **data: object) -> object:
+    """A OneBot call other than a send, cut off after ``ONEBOT_CALL_TIMEOUT`` seconds
+    (raises ``TimeoutError``, or what the call raises)."""
+    timeout = get_plugin_config(Config).onebot_call_timeout
+    return await asyncio.wait_for(bot.call_api(api, **data), timeout)
+
+
+async def stop_queues() -> None:
+    """Stop every scheduler (shutdown, tests)."""
+    global _limiter
+    for sched in list(_schedulers.values()):
+        await sched.stop()
+    _schedulers.clear()
+    _bots.clear()
+    _held.clear()
+    _released.clear()
+    _limiter = None

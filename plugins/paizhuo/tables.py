@@ -93,7 +93,6 @@ class Table:
     auto: list[str] = field(default_factory=list)
     games: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
-    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     saved: str | None = field(default=None, compare=False, repr=False)
     failures: int = field(default=0, compare=False, repr=False)
     retry_at: datetime | None = field(default=None, compare=False, repr=False)

@@ -43,9 +43,11 @@ async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
     from plugins.paizhuo.actions import cancel_timers
+    from plugins.paizhuo.messaging import reset_refusals
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
+    reset_refusals()
     REGISTRY.reset()
     store = REGISTRY.store
     assert store is not None, "the plugin's startup hook should have opened the store"
@@ -71,6 +73,47 @@ def nonebug_mismatches_fail(monkeypatch):
         failures.append(reason)
         original(reason, pytrace=pytrace)
 
+    fail.Exception = original.Exception  # type: ignore[attr-defined]
     monkeypatch.setattr(call_api.pytest, "fail", fail)
     yield
     assert not failures, failures[0]
+
+
+SEND_APIS = {"send_group_msg": "group", "send_group_forward_msg": "group",
+             "send_private_msg": "private", "send_private_forward_msg": "private"}
+
+
+def _conversation(api: str, data: dict) -> tuple[str, object] | None:
+    kind = SEND_APIS.get(api)
+    if kind is None:
+        return None
+    return kind, data.get("group_id") if kind == "group" else data.get("user_id")
+
+
+@pytest.fixture(autouse=True)
+def sends_ordered_per_conversation(monkeypatch):
+    """The send scheduler keeps the order of messages within one conversation (a group, a
+    private chat) but serves conversations by priority (groups before private chats), so a
+    test's expected sends may arrive in another order across conversations. An expected
+    send is therefore taken out of turn when every expectation before it is a send to
+    another conversation; within a conversation, and for every other call, the order
+    stays strict."""
+    from nonebug.mixin.call_api import Api, ApiContext
+
+    original = ApiContext.got_call_api
+
+    def got_call_api(self, adapter, api, **data):
+        conv = _conversation(api, data)
+        queue = self.wait_list.queue
+        if conv is not None and queue:
+            for k, model in enumerate(queue):
+                if not isinstance(model, Api) or _conversation(model.name, model.data) is None:
+                    break
+                if _conversation(model.name, model.data) == conv:
+                    if k and model.name == api and model.data == data:
+                        del queue[k]
+                        queue.appendleft(model)
+                    break
+        return original(self, adapter, api, **data)
+
+    monkeypatch.setattr(ApiContext, "got_call_api", got_call_api)

@@ -51,11 +51,13 @@ class Say:
     """One message: to the group (``seat is None``) or privately to a seat. ``secret``
     marks a private message that only a hidden role gets (e.g. a spy's 明/暗 answer
     confirmed): if it cannot be delivered the group is not told whose it was, nor when
-    (G-4)."""
+    (G-4). ``update`` marks a private hand update that a newer one may replace while it
+    waits to be sent."""
 
     message: Message | str
     seat: int | None = None
     secret: bool = False
+    update: bool = False
 
 
 class GameAdapter(ABC):

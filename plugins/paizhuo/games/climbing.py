@@ -253,7 +253,7 @@ class ClimbingAdapter(GameAdapter):
     def _after_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> list[Say]:
         says = [Say(self.render_move(game, seats, move, why))]
         if move.cards:
-            says.append(Say(self.hand_update(game, seats, move.seat), move.seat))
+            says.append(Say(self.hand_update(game, seats, move.seat), move.seat, update=True))
         return says
 
     def shows_counts(self, game: Any) -> bool:

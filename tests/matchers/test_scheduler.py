@@ -1,0 +1,254 @@
+"""The send scheduler on a fake clock: conversations are isolated from each other's hung
+or failing sends, the account budget paces everything, group messages go first, hand
+updates collapse, a failing conversation backs off on its own.
+
+The OneBot side is a fake account whose sends succeed, fail (like retcode 1200) or hang
+forever, per conversation; time only moves when the test moves it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import math
+from dataclasses import dataclass
+
+import pytest
+
+from plugins.paizhuo.scheduler import SendScheduler
+
+
+class FakeClock:
+    """A clock that stands still until :meth:`advance` moves it; sleepers wake in order."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._n = itertools.count()
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self.t + seconds, next(self._n), fut))
+        await fut
+
+    async def advance(self, seconds: float, step: float = 0.01) -> None:
+        """Move time forward by ``seconds`` in ``step``s, letting every task run between."""
+        end = self.t + seconds
+        while True:
+            await settle()
+            if self._sleepers and self._sleepers[0][0] <= min(end, self.t + step):
+                wake, _, fut = heapq.heappop(self._sleepers)
+                self.t = max(self.t, wake)
+                if not fut.done():
+                    fut.set_result(None)
+                continue
+            if self.t >= end:
+                break
+            self.t = min(end, self.t + step)
+        await settle()
+
+
+async def settle() -> None:
+    for _ in range(30):
+        await asyncio.sleep(0)
+
+
+@dataclass
+class Msg:
+    kind: str
+    target: str
+    text: str
+    coalesce: str | None = None
+    group_id: str | None = None
+
+
+class FakeAccount:
+    """Answers sends: ``ok`` at once, ``fail`` raises (a OneBot retcode 1200),
+    ``hang`` never answers. Records successful sends with their (fake) time."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.mode: dict[str, str] = {}
+        self.sent: list[tuple[float, str, str]] = []
+        self.tries: dict[str, int] = {}
+
+    async def send(self, msg: Msg) -> None:
+        self.tries[msg.target] = self.tries.get(msg.target, 0) + 1
+        mode = self.mode.get(msg.target, "ok")
+        if mode == "hang":
+            await asyncio.get_running_loop().create_future()
+        if mode == "fail":
+            raise RuntimeError("ActionFailed retcode=1200")
+        self.sent.append((self.clock.now(), msg.target, msg.text))
+
+    def when(self, text: str) -> float:
+        return next(t for t, _, x in self.sent if x == text)
+
+    def texts(self, target: str | None = None) -> list[str]:
+        return [x for _, g, x in self.sent if target is None or g == target]
+
+
+def make(rate: float = math.inf, burst: int = 1, **kw) -> tuple[FakeClock, FakeAccount, SendScheduler]:
+    clock = FakeClock()
+    account = FakeAccount(clock)
+    kw.setdefault("call_timeout", 3.0)
+    kw.setdefault("retries", 3)
+    return clock, account, SendScheduler(account.send, clock=clock, rate=rate, burst=burst, **kw)
+
+
+def g(group: str, text: str) -> Msg:
+    return Msg("group", group, text)
+
+
+def p(user: str, text: str, coalesce: str | None = None) -> Msg:
+    return Msg("private", user, text, coalesce, group_id="g0")
+
+
+async def test_a_hung_group_does_not_block_other_groups() -> None:
+    clock, account, sched = make(rate=10, burst=1)
+    account.mode["bad"] = "hang"
+    for i in range(3):
+        sched.submit(g("bad", f"bad{i}"))
+    good = [sched.submit(g("good", f"good{i}")) for i in range(5)]
+    await clock.advance(1.0)
+    # Five sends of the good group fit in 1 s at 10/s even though a call to the bad group hangs.
+    assert all(f.done() and f.result() for f in good)
+    assert account.texts("good") == [f"good{i}" for i in range(5)]
+    assert account.when("good4") <= 0.61
+    await sched.stop()
+
+
+async def test_a_hung_call_times_out_and_is_retried() -> None:
+    clock, account, sched = make(call_timeout=3.0, backoff=0.5)
+    account.mode["g1"] = "hang"
+    done = sched.submit(g("g1", "hello"))
+    await clock.advance(3.2)
+    assert account.tries["g1"] == 1 and not done.done()
+    assert sched.stats.timeouts == 1
+    account.mode["g1"] = "ok"  # the connection is back
+    await clock.advance(1.0)
+    assert done.done() and done.result() is True
+    assert account.texts("g1") == ["hello"]
+    await sched.stop()
+
+
+async def test_a_muted_group_backs_off_alone_and_gives_up() -> None:
+    clock, account, sched = make(rate=5, burst=2, backoff=0.5, backoff_max=8.0, retries=3)
+    account.mode["muted"] = "fail"
+    muted = [sched.submit(g("muted", f"m{i}")) for i in range(4)]
+    other = []
+    for second in range(20):
+        other.append(sched.submit(g("other", f"o{second}")))
+        await clock.advance(1.0)
+    # The other group is answered within its own pace every second.
+    assert all(f.done() and f.result() for f in other)
+    assert all(account.when(f"o{s}") - s <= 0.25 for s in range(20))
+    # The muted group: the first message tried 3 times, then one probe which fails and
+    # gives up everything waiting there; the back-off grows, so few calls are spent.
+    assert all(f.done() and f.result() is False for f in muted)
+    assert account.tries["muted"] == 4
+    # Unmuted: the next message goes through after the back-off and resets it.
+    account.mode["muted"] = "ok"
+    later = sched.submit(g("muted", "back"))
+    await clock.advance(9.0)
+    assert later.result() is True
+    await sched.stop()
+
+
+async def test_group_announcement_before_waiting_private_updates() -> None:
+    clock, account, sched = make(rate=2, burst=1)
+    for u in range(6):
+        sched.submit(p(f"u{u}", f"hand{u}"))
+    await clock.advance(0.1)  # hand0 goes with the first token
+    sched.submit(g("t2", "announce"))
+    await clock.advance(0.6)
+    assert account.texts() == ["hand0", "announce"]
+    await clock.advance(3.0)
+    assert account.texts()[2:] == [f"hand{u}" for u in range(1, 6)]
+    await sched.stop()
+
+
+async def test_waiting_private_messages_are_not_starved_forever() -> None:
+    clock, account, sched = make(rate=1, burst=1, starve_after=5.0)
+    sched.submit(p("u1", "hand"))
+    sched.submit(g("busy", "g-1"))
+    for i in range(12):
+        sched.submit(g(f"busy{i % 3}", f"g{i}"))
+        await clock.advance(0.9)
+    # A steady stream of group messages over capacity: the hand still goes after ~5 s.
+    assert "hand" in account.texts()
+    assert account.when("hand") <= 7.0
+    await sched.stop()
+
+
+async def test_hand_updates_of_one_player_collapse_into_the_latest() -> None:
+    clock, account, sched = make(rate=1, burst=1)
+    first = sched.submit(g("t", "announce"))
+    olds = [sched.submit(p("u1", f"hand v{i}", coalesce="hand")) for i in range(3)]
+    question = sched.submit(p("u1", "请选择，私聊回复 明 / 暗"))
+    newest = sched.submit(p("u1", "hand v3", coalesce="hand"))
+    await clock.advance(5.0)
+    assert first.result() and newest.result() and question.result()
+    assert all(f.result() is True for f in olds)  # superseded counts as delivered
+    assert account.texts("u1") == ["请选择，私聊回复 明 / 暗", "hand v3"]
+    assert sched.stats.superseded == 3
+    await sched.stop()
+
+
+async def test_budget_paces_the_account_with_a_burst() -> None:
+    clock, account, sched = make(rate=4, burst=3)
+    for i in range(11):
+        sched.submit(g(f"grp{i}", f"m{i}"))
+    await clock.advance(3.0)
+    times = [t for t, _, _ in account.sent]
+    assert len(times) == 11
+    assert times[2] <= 0.01  # the burst goes at once
+    assert times[3] == pytest.approx(0.25, abs=0.02)
+    assert times[10] == pytest.approx(2.0, abs=0.02)  # then 4 per second
+    await sched.stop()
+
+
+async def test_one_noisy_group_gets_a_fair_share_only() -> None:
+    clock, account, sched = make(rate=2, burst=1)
+    for i in range(30):
+        sched.submit(g("noisy", f"junk{i}"))
+    await clock.advance(0.1)
+    sched.submit(g("quiet", "announce"))
+    await clock.advance(1.0)
+    # Round robin: the quiet group's message goes with the next token, not after 30 junk replies.
+    assert "announce" in account.texts("quiet")
+    assert account.when("announce") <= 0.51
+    await sched.stop()
+
+
+async def test_a_private_message_given_up_is_reported_once_in_its_group() -> None:
+    clock, account, sched = make(on_give_up=lambda m: g(m.group_id, f"notice {m.target}")
+                                 if m.kind == "private" else None)
+    account.mode["u9"] = "fail"
+    result = sched.submit(p("u9", "secret hand"))
+    await clock.advance(1.0)
+    assert result.result() is False
+    assert account.tries["u9"] == 1  # a private message gets one try
+    assert account.texts("g0") == ["notice u9"]
+    assert all("secret" not in x for x in account.texts())
+    await sched.stop()
+
+
+async def test_order_within_a_conversation_is_kept_across_retries() -> None:
+    clock, account, sched = make(backoff=0.5)
+    account.mode["g"] = "fail"
+    a = sched.submit(g("g", "first"))
+    b = sched.submit(g("g", "second"))
+    await clock.advance(0.2)
+    account.mode["g"] = "ok"
+    await clock.advance(2.0)
+    assert a.result() and b.result()
+    assert account.texts("g") == ["first", "second"]
+    await sched.stop()
