@@ -5,8 +5,8 @@ simulator (``tools/onebot_sim.py``) over the real reverse WebSocket and plays K 
 3-player 抓特务 tables with simulated players (each table plays game after game until the
 run's move budget is spent). Measures, for every accepted play or pass, the time from the
 player's message to that table's group announcement; and, interleaved in the same run on
-the same connection, the *floor*: the time from a trivial command (``/帮助``: a static
-reply, no table, no database) to its answer. Prints p50 / p99 of both and their ratios,
+the same connection, the *floor*: the time from a trivial command (``/手牌`` from a
+user at no table: one lookup in memory and a one-line reply, no database) to its answer. Prints p50 / p99 of both and their ratios,
 failed moves (no answer within the timeout) and ``database is locked`` lines in the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
@@ -105,7 +105,7 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
 async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event) -> None:
     while not stop.is_set():
         t0 = time.perf_counter()
-        await sim.group_message(FLOOR_GROUP, FLOOR_USER, "/帮助")
+        await sim.group_message(FLOOR_GROUP, FLOOR_USER, "/手牌")
         try:
             t1, _ = await inbox.next(FLOOR_GROUP, 30)
             lat.append(t1 - t0)

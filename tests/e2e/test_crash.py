@@ -45,6 +45,7 @@ SCENARIOS = {
 MIN_KILLS = {"4p": 12, "3p": 12}
 
 
+@pytest.mark.soak
 @pytest.mark.parametrize("name", list(SCENARIOS))
 async def test_kill_points_in_scripted_sessions(tmp_path: Path, name: str) -> None:
     cfg = dict(SCENARIOS[name])
