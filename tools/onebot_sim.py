@@ -539,12 +539,13 @@ class OneBotSim:
         except ConnectionClosed:
             pass
         finally:
-            for task in list(self._answering):
-                task.cancel()
-            self.close_code = ws.close_code
-            self._closed.set()
-            async with self._cond:
-                self._cond.notify_all()
+            if self._ws is ws:  # a late end of an old connection must not close the new one
+                for task in list(self._answering):
+                    task.cancel()
+                self.close_code = ws.close_code
+                self._closed.set()
+                async with self._cond:
+                    self._cond.notify_all()
 
     async def _answer(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
         """Answer one API frame (a task of its own, so calls are answered concurrently)."""
