@@ -9,6 +9,6 @@ Typical use::
 """
 
 from db.records import FinishedGame, FinishedPlayer, GameStats
-from db.store import Store, alembic_config
+from db.store import LiveTableTaken, Store, alembic_config
 
-__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "Store", "alembic_config"]
+__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken", "Store", "alembic_config"]

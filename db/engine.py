@@ -30,7 +30,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     * the driver's legacy implicit-BEGIN handling is disabled and every transaction
       starts with ``BEGIN IMMEDIATE``, so transactions (including DDL in migrations) are
       real and concurrent read-then-write transactions serialise instead of failing;
-    * JSON is stored without ``\\uXXXX`` escapes.
+    * JSON is stored without ``\\uXXXX`` escapes (on every backend).
 
     Extra ``kwargs`` go to :func:`create_async_engine` (e.g. ``poolclass``).
 
@@ -39,8 +39,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
         ModuleNotFoundError: the URL's driver is not installed.
     """
     sqlite = is_sqlite(url)
-    if sqlite:
-        kwargs.setdefault("json_serializer", _json_dumps)
+    kwargs.setdefault("json_serializer", _json_dumps)
     engine = create_async_engine(url, **kwargs)
     if sqlite:
         _install_sqlite_hooks(engine)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, case, delete, func, select
+from sqlalchemy import Connection, case, delete, func, or_, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -21,6 +22,24 @@ MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
 """Absolute path of the alembic script directory."""
 
 _SAVE_ATTEMPTS = 3
+
+
+class LiveTableTaken(RuntimeError):
+    """The group's live table belongs to another bot account; nothing was written.
+
+    ``group_id`` is the group, ``account`` the account that owns its row.
+    """
+
+    def __init__(self, group_id: str, account: str) -> None:
+        super().__init__(f"live table of group {group_id} belongs to account {account}")
+        self.group_id = group_id
+        self.account = account
+
+
+def _owned(row: LiveTable, account: str | None) -> bool:
+    """Whether ``account`` may write ``row``: no account given (unscoped caller), the
+    row's own account, or a row without an account (saved before accounts existed)."""
+    return account is None or row.account is None or row.account == account
 
 
 def alembic_config(url: str) -> Config:
@@ -65,21 +84,31 @@ async def _uid_exists(session: AsyncSession, uid: str) -> bool:
 
 
 async def _settle_live(
-    session: AsyncSession, group_id: str, live: tuple[str, dict[str, Any]] | None
+    session: AsyncSession, group_id: str, live: tuple[str, dict[str, Any]] | None,
+    account: str | None = None,
 ) -> None:
-    """Delete the group's live row, or replace it with ``live`` = ``(game, state)``."""
+    """Delete the group's live row, or replace it with ``live`` = ``(game, state)``.
+    With ``account``, a row of another account raises :class:`LiveTableTaken`."""
+    row = await session.get(LiveTable, group_id, with_for_update=True)
+    if row is not None and not _owned(row, account):
+        raise LiveTableTaken(group_id, row.account or "")
     if live is None:
         await _delete_live(session, group_id)
         return
-    row = await session.get(LiveTable, group_id)
     if row is None:
-        session.add(LiveTable(group_id=group_id, game=live[0], state=live[1], updated_at=utcnow()))
+        session.add(LiveTable(group_id=group_id, game=live[0], state=live[1], updated_at=utcnow(),
+                              account=account))
     else:
         row.game, row.state, row.updated_at = live[0], live[1], utcnow()
+        if account is not None:
+            row.account = account
 
 
-async def _delete_live(session: AsyncSession, group_id: str) -> None:
-    await session.execute(delete(LiveTable).where(LiveTable.group_id == group_id))
+async def _delete_live(session: AsyncSession, group_id: str, account: str | None = None) -> None:
+    query = delete(LiveTable).where(LiveTable.group_id == group_id)
+    if account is not None:
+        query = query.where(or_(LiveTable.account == account, LiveTable.account.is_(None)))
+    await session.execute(query)
 
 
 def _game_row(record: FinishedGame) -> GameRecord:
@@ -161,51 +190,96 @@ class Store:
         """Dispose of the connection pool. The store must not be used afterwards."""
         await self._engine.dispose()
 
-    async def save_live(self, group_id: str, game: str, state: dict[str, Any]) -> None:
+    async def save_live(
+        self, group_id: str, game: str, state: dict[str, Any], account: str | None = None
+    ) -> None:
         """Insert or replace the live state of ``group_id``'s current game.
 
         ``state`` must be JSON-serialisable; it round-trips as JSON (tuples come back as
-        lists, non-string keys as strings).
+        lists, non-string keys as strings). ``account`` (a bot's QQ number) scopes the
+        write: the row is saved as that account's, and a row that belongs to another
+        account is left alone. Without ``account`` the row's account is kept.
 
         Raises:
             TypeError: ``state`` is not JSON-serialisable (nothing is written).
+            LiveTableTaken: the group's row belongs to another account (same).
         """
         _check_json(state, "live state")
         for attempt in range(_SAVE_ATTEMPTS):
             try:
                 async with self._sessions.begin() as session:
-                    row = await session.get(LiveTable, group_id)
+                    row = await session.get(LiveTable, group_id, with_for_update=True)
                     if row is None:
                         session.add(
                             LiveTable(
-                                group_id=group_id, game=game, state=state, updated_at=utcnow()
+                                group_id=group_id, game=game, state=state, updated_at=utcnow(),
+                                account=account,
                             )
                         )
                     else:
+                        if not _owned(row, account):
+                            raise LiveTableTaken(group_id, row.account or "")
                         row.game = game
                         row.state = state
                         row.updated_at = utcnow()
+                        if account is not None:
+                            row.account = account
                 return
             except IntegrityError:
                 # A concurrent save inserted the same group first; retry as an update.
                 if attempt == _SAVE_ATTEMPTS - 1:
                     raise
 
-    async def delete_live(self, group_id: str) -> None:
-        """Delete the live state of ``group_id``; no error when there is none."""
+    async def delete_live(self, group_id: str, account: str | None = None) -> None:
+        """Delete the live state of ``group_id``; no error when there is none. With
+        ``account``, a row of another account is kept."""
         async with self._sessions.begin() as session:
-            await _delete_live(session, group_id)
+            await _delete_live(session, group_id, account)
 
-    async def load_live(self) -> dict[str, tuple[str, dict[str, Any]]]:
-        """Return every live table as ``{group_id: (game, state)}``."""
+    async def load_live(self, account: str | None = None) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Return the live tables as ``{group_id: (game, state)}``: every one, or with
+        ``account`` only that account's."""
+        query = select(LiveTable.group_id, LiveTable.game, LiveTable.state)
+        if account is not None:
+            query = query.where(LiveTable.account == account)
         async with self._sessions() as session:
-            rows = await session.execute(
-                select(LiveTable.group_id, LiveTable.game, LiveTable.state)
-            )
+            rows = await session.execute(query)
             return {group_id: (game, state) for group_id, game, state in rows}
 
+    async def live_owners(self, group_ids: Iterable[str]) -> dict[str, str | None]:
+        """``{group_id: account}`` for those of ``group_ids`` that have a live table
+        (``None``: a row without an account); groups without a table are left out."""
+        ids = list(dict.fromkeys(group_ids))
+        if not ids:
+            return {}
+        async with self._sessions() as session:
+            rows = await session.execute(
+                select(LiveTable.group_id, LiveTable.account).where(LiveTable.group_id.in_(ids))
+            )
+            return {group_id: account for group_id, account in rows}
+
+    async def claim_live(self, account: str, group_ids: Iterable[str] | None = None) -> list[str]:
+        """Give ``account`` the live tables that have no account (rows saved before
+        accounts were recorded): those in ``group_ids``, or all of them when ``None``.
+        Atomic: of two accounts (or processes) claiming at once, each row goes to one.
+        Returns the group ids claimed, sorted."""
+        wanted = None if group_ids is None else set(group_ids)
+        async with self._sessions.begin() as session:
+            unowned = (await session.scalars(
+                select(LiveTable.group_id).where(LiveTable.account.is_(None)).with_for_update()
+            )).all()
+            chosen = sorted(g for g in unowned if wanted is None or g in wanted)
+            if chosen:
+                await session.execute(
+                    update(LiveTable)
+                    .where(LiveTable.group_id.in_(chosen), LiveTable.account.is_(None))
+                    .values(account=account)
+                )
+            return chosen
+
     async def finish_game(
-        self, record: FinishedGame, live: tuple[str, dict[str, Any]] | None = None
+        self, record: FinishedGame, live: tuple[str, dict[str, Any]] | None = None,
+        account: str | None = None,
     ) -> bool:
         """Archive a finished game and drop its group's live table, atomically.
 
@@ -214,7 +288,7 @@ class Store:
         ``(game, state)``, replace it with that state (a table that stays open for the
         next game). If a game with ``record.uid`` is
         already archived nothing new is written, the live row is still deleted, and
-        False is returned.
+        False is returned. ``account`` scopes the live row as in :meth:`save_live`.
 
         Returns:
             True when the game was written, False when ``record.uid`` already existed.
@@ -225,6 +299,7 @@ class Store:
             TypeError: ``settings``/``summary`` not JSON-serialisable (same).
             sqlalchemy.exc.IntegrityError: another constraint failed (transaction
                 rolled back, live row kept).
+            LiveTableTaken: the group's row belongs to another account (same).
         """
         _validate_finished(record)
         if live is not None:
@@ -232,18 +307,18 @@ class Store:
         try:
             async with self._sessions.begin() as session:
                 if await _uid_exists(session, record.uid):
-                    await _settle_live(session, record.group_id, live)
+                    await _settle_live(session, record.group_id, live, account)
                     return False
                 session.add(_game_row(record))
                 await session.flush()
-                await _settle_live(session, record.group_id, live)
+                await _settle_live(session, record.group_id, live, account)
             return True
         except IntegrityError:
             # Lost a race against a concurrent finish_game of the same uid?
             async with self._sessions.begin() as session:
                 if not await _uid_exists(session, record.uid):
                     raise
-                await _settle_live(session, record.group_id, live)
+                await _settle_live(session, record.group_id, live, account)
             return False
 
     async def get_settings(self, group_id: str, game: str) -> dict[str, Any]:
