@@ -22,6 +22,8 @@ MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
 """Absolute path of the alembic script directory."""
 
 _SAVE_ATTEMPTS = 3
+_MIGRATE_LOCK = 72_617_001
+"""PostgreSQL advisory lock key held while migrating."""
 
 
 class LiveTableTaken(RuntimeError):
@@ -180,6 +182,10 @@ class Store:
         config = alembic_config(self.url)
 
         def upgrade(connection: Connection) -> None:
+            if connection.dialect.name == "postgresql":
+                # Several bot processes may start at once on one database: one migrates,
+                # the others wait for it (the lock ends with this transaction).
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATE_LOCK})")
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
@@ -257,6 +263,14 @@ class Store:
                 select(LiveTable.group_id, LiveTable.account).where(LiveTable.group_id.in_(ids))
             )
             return {group_id: account for group_id, account in rows}
+
+    async def unowned_live(self) -> list[str]:
+        """Group ids of the live tables without an account, sorted."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(LiveTable.group_id).where(LiveTable.account.is_(None))
+            )
+            return sorted(rows)
 
     async def claim_live(self, account: str, group_ids: Iterable[str] | None = None) -> list[str]:
         """Give ``account`` the live tables that have no account (rows saved before

@@ -99,7 +99,8 @@ async def seat_table(hands: list[list[int]], leader: int = 0, group: int = GROUP
     table = Table(group_id=str(group), game="抓特务", size=len(hands), opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in users], settings={},
                   created_at=now_utc(), started_at=now_utc(), uid=f"test-{group}",
-                  engine=ZGame.from_hands(hands, rules=rules, leader=leader), status=PLAYING)
+                  engine=ZGame.from_hands(hands, rules=rules, leader=leader), status=PLAYING,
+                  account="10001")
     REGISTRY.add(table)
     await REGISTRY.save(table)
     return table

@@ -1,13 +1,20 @@
 """牌桌: 抓特务 (and, to come, 挖坑 and 手把一) for QQ groups over OneBot v11.
 
-On start-up the database is migrated to the latest schema and every saved table is
-restored, so games in progress continue after a restart.
+On start-up the database is migrated to the latest schema; when a bot account connects,
+its saved tables are restored, so games in progress continue after a restart. With
+several accounts, each command is handled by one account (``accounts``).
 """
 
 from __future__ import annotations
 
 from nonebot import get_driver, get_plugin_config, logger
+from nonebot.adapters import Bot as AnyBot
+from nonebot.adapters import Event
 from nonebot.adapters.onebot.v11 import Bot
+from nonebot.exception import IgnoredException
+from nonebot.matcher import Matcher
+from nonebot.message import event_preprocessor, run_preprocessor
+from nonebot.params import Depends
 from nonebot.plugin import PluginMetadata
 
 from db.store import Store
@@ -22,7 +29,7 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
-from plugins.paizhuo import actions, matchers, messaging  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo import accounts, actions, matchers, messaging  # noqa: E402,F401  (registers the matchers)
 
 driver = get_driver()
 
@@ -33,14 +40,38 @@ async def _start_store() -> None:
     store = Store(config.database_url)
     await store.migrate()
     REGISTRY.store = store
-    resumed = await REGISTRY.restore()
-    await actions.resume_timers()
-    logger.info(f"牌桌: database ready, {len(resumed)} table(s) resumed")
+    logger.info("牌桌: database ready; each bot account's tables are resumed when it connects")
 
 
 @driver.on_bot_connect
 async def _bot_connected(bot: Bot) -> None:
     await actions.bot_connected(bot)
+
+
+@driver.on_bot_disconnect
+async def _bot_disconnected(bot: AnyBot) -> None:
+    accounts.disconnected(bot)
+
+
+@event_preprocessor
+async def _account_ready(bot: AnyBot, event: Event) -> None:
+    """An account's events wait until its saved tables are loaded (a move sent right
+    after a reconnect finds its table)."""
+    accounts.note_event(bot, event)
+    if isinstance(bot, Bot) and REGISTRY.store is not None:
+        await accounts.ensure_restored(bot)
+
+
+async def _handles(bot: AnyBot, event: Event) -> bool:
+    return await accounts.handles(bot, event)
+
+
+@run_preprocessor
+async def _one_account_answers(matcher: Matcher, handles: bool = Depends(_handles)) -> None:
+    """Each command is handled by one account (decided once per message)."""
+    ours = (matcher.module_name or "").startswith(f"{__name__}.")
+    if ours and not handles:
+        raise IgnoredException("another bot account handles this message")
 
 
 @driver.on_shutdown

@@ -17,8 +17,10 @@ import nonebot
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
+from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import SettingError
+from plugins.paizhuo import accounts
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import Say, SeatView
@@ -121,20 +123,14 @@ def cancel_timers() -> None:
     _deferred.clear()
 
 
-def any_bot() -> Bot | None:
-    """A connected OneBot v11 bot to send timer messages with."""
-    for bot in nonebot.get_bots().values():
-        if isinstance(bot, Bot):
-            return bot
-    return None
-
-
 async def _fire(table: Table, when) -> None:
     await asyncio.sleep(max(0.0, (when - now_utc()).total_seconds()))
-    bot = any_bot()
+    bot = accounts.bot_for(table)
     if bot is None:
-        # Nobody could be told: act when a bot connects (bot_connected re-arms the timers).
-        logger.info(f"event=timer_deferred group={table.group_id} reason=no_bot")
+        # Nobody could be told: act when the table's account connects (bot_connected
+        # re-arms the timers); no other account speaks for it.
+        logger.info(f"event=timer_deferred group={table.group_id} account={table.account} "
+                    "reason=no_bot")
         _deferred.add(table.group_id)
         return
     try:
@@ -271,7 +267,8 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
             out = reply(group_id, user_id, OTHER_TABLE)
         else:
             table = Table(group_id=group_id, game=adapter.name, size=size, opener=user_id,
-                          seats=[SeatView(user_id, name)], created_at=now_utc())
+                          seats=[SeatView(user_id, name)], created_at=now_utc(),
+                          account=bot.self_id)
             REGISTRY.add(table)
             out = None
     if out is not None:
@@ -280,7 +277,14 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
     async with table.lock:
         table.settings = settings
         table.rearm()
-        await REGISTRY.save(table)
+        try:
+            await REGISTRY.save(table)
+        except LiveTableTaken:
+            # Another account (another process) opened a table here a moment ago.
+            async with REGISTRY.guard:
+                REGISTRY.remove(table)
+            await deliver(bot, [reply(group_id, user_id, f"本群已有一桌，{JOIN_HINT}，或等这桌结束。")])
+            return
         schedule(table)
     log_event(table, "open", 0, size=size)
     how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
@@ -538,6 +542,7 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
         out = reply(group_id, user_id, text) if group_id else private(user_id, text)
         await deliver(bot, [out])
         return
+    bot = accounts.bot_for(table) or bot  # the hand goes through the table's account
     async with table.lock:
         seat = table.seat_of(user_id)
         outs = []
@@ -631,14 +636,16 @@ async def resume_timers() -> None:
 
 
 async def announce_resumed(bot: Bot) -> None:
-    """When a bot (re)connects after a restart: post each resumed game's table, so the
-    player to act is @-mentioned again and nobody waits for a prompt that was lost. A
-    table whose deadline passed meanwhile is not posted: its timer acts now and its
-    message carries the next prompt."""
+    """When a bot (re)connects after a restart: post each resumed game of its account's
+    tables, so the player to act is @-mentioned again and nobody waits for a prompt that
+    was lost. A table whose deadline passed meanwhile is not posted: its timer acts now
+    and its message carries the next prompt."""
     now = now_utc()
     for group_id in sorted(REGISTRY.resumed):
-        REGISTRY.resumed.discard(group_id)
         table = REGISTRY.get(group_id)
+        if table is not None and accounts.bot_for(table) is not bot:
+            continue  # another account's table: announced when that account connects
+        REGISTRY.resumed.discard(group_id)
         if table is None or not table.playing:
             continue
         if table.deadline is not None and table.deadline <= now:
@@ -649,11 +656,15 @@ async def announce_resumed(bot: Bot) -> None:
 
 
 async def bot_connected(bot: Bot) -> None:
-    """A bot connected: timers that came due while no bot was connected act now, with
-    someone to tell; then resumed tables are re-posted."""
+    """A bot account connected: its saved tables are loaded (once), its timers that came
+    due while it was away act now, with someone to tell; then its resumed tables are
+    re-posted."""
+    await accounts.ensure_restored(bot)
     for group_id in sorted(_deferred):
-        _deferred.discard(group_id)
         table = REGISTRY.get(group_id)
-        if table is not None:
+        if table is None:
+            _deferred.discard(group_id)
+        elif accounts.bot_for(table) is bot:
+            _deferred.discard(group_id)
             schedule(table)
     await announce_resumed(bot)

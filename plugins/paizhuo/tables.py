@@ -46,7 +46,10 @@ class Table:
     ``deadline`` when the current wait ends (an idle table closes, private answers take
     their defaults, the player to act is moved for) and ``remind_at`` when that player is
     reminded; ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users
-    in 托管; ``games`` how many games this table has dealt.
+    in 托管; ``games`` how many games this table has dealt; ``account`` the bot account
+    (机器人账号, its QQ number ``self_id``) in whose group the table was opened: its
+    messages, friend checks and timers go through that account (``None``: saved before
+    accounts were recorded, adopted by the first account that serves it).
     """
 
     group_id: str
@@ -67,6 +70,7 @@ class Table:
     timeouts: dict[str, int] = field(default_factory=dict)
     auto: list[str] = field(default_factory=list)
     games: int = 0
+    account: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
 
@@ -130,6 +134,7 @@ class Table:
             "remind_at": self.remind_at.isoformat() if self.remind_at else None,
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
+            "account": self.account,
         }
 
     @classmethod
@@ -145,7 +150,7 @@ class Table:
             status=data["status"], ready=list(data["ready"]), previous=data["previous"],
             deadline=_time(data["deadline"]), games=int(data["games"]),
             remind_at=_time(data.get("remind_at")), timeouts=dict(data.get("timeouts") or {}),
-            auto=list(data.get("auto") or []),
+            auto=list(data.get("auto") or []), account=data.get("account"),
         )
 
 
@@ -194,12 +199,13 @@ class Registry:
 
     async def save(self, table: Table) -> None:
         """Persist the table (after every accepted change)."""
-        await self.require_store().save_live(table.group_id, table.game, table.to_json())
+        await self.require_store().save_live(table.group_id, table.game, table.to_json(),
+                                             account=table.account)
 
     async def close(self, table: Table) -> None:
         """Remove the table without a record (``/结束``, everyone left)."""
         self.remove(table)
-        await self.require_store().delete_live(table.group_id)
+        await self.require_store().delete_live(table.group_id, account=table.account)
 
     async def record_finished(self, table: Table) -> None:
         """The game is over: mark the table finished (waiting for ``/继续``) and, in one
@@ -212,18 +218,25 @@ class Registry:
         table.timeouts = {}
         table.previous = table.adapter.next_game_info(table.engine)
         table.rearm()
-        await self.require_store().finish_game(record, live=(table.game, table.to_json()))
+        await self.require_store().finish_game(record, live=(table.game, table.to_json()),
+                                               account=table.account)
 
-    async def restore(self) -> list[Table]:
-        """Load every saved table (at start-up). A game saved as over but not yet marked
+    async def restore(self, account: str | None = None) -> list[Table]:
+        """Load the saved tables: every one, or with ``account`` only that bot account's
+        (when it connects; a process never loads another account's tables). A group whose
+        table is already in memory is skipped. A game saved as over but not yet marked
         finished is recorded now (once). Returns the tables resumed."""
         resumed = []
-        for group_id, (_game, data) in (await self.require_store().load_live()).items():
+        for group_id, (_game, data) in (await self.require_store().load_live(account)).items():
+            if group_id in self.tables:
+                continue
             try:
                 table = Table.from_json(data)
             except Exception as err:  # noqa: BLE001 - keep going with the other tables
                 logger.error(f"cannot restore table of group {group_id}: {err!r}")
                 continue
+            if account is not None:
+                table.account = account
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)
             self.add(table)

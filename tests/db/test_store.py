@@ -555,3 +555,16 @@ async def test_migration_0005_keeps_old_rows_without_account(db_url: str) -> Non
     finally:
         await old.close()
     await asyncio.to_thread(command.downgrade, config, "0002")
+
+
+async def test_processes_starting_at_once_migrate_once(db_url: str) -> None:
+    """Two bot processes starting together on one blank database: one migrates, the
+    other waits and finds the schema at head."""
+    stores = [Store(db_url), Store(db_url)]
+    try:
+        await asyncio.gather(*(s.migrate() for s in stores))
+        assert await alembic_versions(stores[0]) == [head_revision(db_url)]
+        assert await table_names(stores[1]) >= APP_TABLES
+    finally:
+        for s in stores:
+            await s.close()

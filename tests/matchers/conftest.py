@@ -39,11 +39,13 @@ def pytest_configure(config: pytest.Config) -> None:
 async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
+    from plugins.paizhuo import accounts
     from plugins.paizhuo.actions import cancel_timers
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
     REGISTRY.reset()
+    accounts.reset()
     store = REGISTRY.store
     assert store is not None, "the plugin's startup hook should have opened the store"
     async with store.engine.begin() as conn:
@@ -52,3 +54,4 @@ async def clean_state(nonebug_init: None):
     yield
     cancel_timers()
     REGISTRY.reset()
+    accounts.reset()

@@ -445,7 +445,7 @@ async def build_tables(spec: TableSpec) -> None:
     """Register and save the tables of ``spec`` like live ones."""
     if spec.other:
         other = Table(group_id=str(OTHER_GROUP), game="抓特务", size=3, opener=str(E),
-                      seats=[SeatView(str(E), "E")], created_at=now_utc())
+                      seats=[SeatView(str(E), "E")], created_at=now_utc(), account=str(BOT_ID))
         REGISTRY.add(other)
         await REGISTRY.save(other)
     if spec.phase == "none":
@@ -453,7 +453,7 @@ async def build_tables(spec: TableSpec) -> None:
     n, phase, rules, seed = spec.n, spec.phase, spec.rules, spec.seed
     seats = [SeatView(str(u), name) for u, name in zip([A, B, C, D][:n], spec.names, strict=False)]
     table = Table(group_id=str(GROUP), game="抓特务", size=n, opener=str(A), seats=seats,
-                  created_at=now_utc())
+                  created_at=now_utc(), account=str(BOT_ID))
     if phase == "waiting":
         table.seats = seats[: min(spec.seated, n - 1)]
     else:
@@ -634,7 +634,7 @@ def expect(event: GroupMessageEvent | PrivateMessageEvent, before: dict) -> Expe
         if table is None or table["engine"] is None or table["status"] == WAITING:
             return Expect("refuse", me, why="/手牌 without a game")
         return Expect("read", why=cmd)
-    if cmd in ("帮助", "help"):
+    if cmd in ("帮助", "help", "牌桌帮助"):
         return Expect("read", why=cmd)
     if unicodedata.normalize("NFKC", text).strip().startswith("/"):
         # Other commands privately: "send it in the group", or nothing.

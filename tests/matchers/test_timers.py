@@ -52,7 +52,6 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     table = await seat_table(HANDS, leader=0)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "还剩 9 秒", at=A)
         await fire(table, remind=True)
         # Leader timed out: the lowest single is led for them.
@@ -66,12 +65,10 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     assert table.timeouts == {str(A): 1, str(B): 1}
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         ctx.receive_event(bot, gmsg(C, "过"))
         expect_group(ctx, "玩家103 过", "拿下这一轮", at=A)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         # A times out a second time in a row: 托管.
         expect_group(ctx, "玩家101 出 ", "［超时］", "连续两次超时，进入托管", at=B)
         expect_private(ctx, A, "手牌（3 张）")
@@ -84,7 +81,6 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     assert (table.deadline - now_utc()).total_seconds() <= 1.5
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "玩家101 出 ", "［托管］")
         expect_private(ctx, A, "手牌（2 张）")
         await fire(table)
@@ -124,21 +120,18 @@ async def test_idle_waiting_and_finished_tables_close(app: App, monkeypatch) -> 
     assert 599 < (table.deadline - now_utc()).total_seconds() <= 600  # 空桌关闭 10 min
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "等人入座超过 10 分钟，已自动关闭")
         await fire(table)
     assert REGISTRY.get(str(GROUP)) is None and await REGISTRY.store.load_live() == {}
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束")
         expect_private(ctx, B, "出完")
     assert table.status == "finished" and table.deadline is not None
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "等待 /继续超过 10 分钟，已自动关闭")
         await fire(table)
     assert REGISTRY.get(str(GROUP)) is None
@@ -153,8 +146,7 @@ async def test_deadlines_survive_a_restart(app: App, monkeypatch) -> None:
     [restored] = await REGISTRY.restore()
     assert restored.deadline == table.deadline
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［超时］", at=B)
         expect_private(ctx, A, "手牌")
         await actions.resume_timers()
