@@ -12,7 +12,7 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, Private
 from nonebug import App
 
 from plugins.paizhuo import actions
-from plugins.paizhuo.tables import REGISTRY, now_utc
+from plugins.paizhuo.tables import REGISTRY, Table, now_utc
 
 LOW, HIGH = "10001", "10002"
 _ids = iter(range(10**6, 2 * 10**6))
@@ -94,3 +94,15 @@ async def test_the_tables_account_away_its_timer_waits(app: App) -> None:
         await actions._timers[table.group_id]  # no API call: nobody speaks for it
         ctx.receive_event(low, to(LOW, gmsg(A, Message("出 3"))))
     assert table.engine.to_json() == before and table.account == HIGH
+
+
+async def test_the_account_is_saved_with_the_table_and_old_saves_have_none(app: App) -> None:
+    table = await seat_table(HANDS3, leader=0, account=HIGH)
+    data = table.to_json()
+    assert data["account"] == HIGH and Table.from_json(data).account == HIGH
+    old = {k: v for k, v in data.items() if k != "account"}  # saved before accounts
+    assert Table.from_json(old).account is None
+    REGISTRY.reset()
+    assert [t.group_id for t in await REGISTRY.restore(LOW)] == []  # not its table
+    [restored] = await REGISTRY.restore(HIGH)
+    assert restored.account == HIGH and restored.engine.to_json() == table.engine.to_json()
