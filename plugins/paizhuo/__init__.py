@@ -12,9 +12,7 @@ from nonebot.adapters import Bot as AnyBot
 from nonebot.adapters import Event
 from nonebot.adapters.onebot.v11 import Bot
 from nonebot.exception import IgnoredException
-from nonebot.matcher import Matcher
-from nonebot.message import event_preprocessor, run_preprocessor
-from nonebot.params import Depends
+from nonebot.message import event_preprocessor
 from nonebot.plugin import PluginMetadata
 
 from db.store import Store
@@ -54,30 +52,13 @@ async def _bot_disconnected(bot: AnyBot) -> None:
 
 
 @event_preprocessor
-async def _account_ready(bot: AnyBot, event: Event) -> None:
-    """An account's events wait until its saved tables are loaded (a move sent right
-    after a reconnect finds its table)."""
+async def _one_account_answers(bot: AnyBot, event: Event) -> None:
+    """Before any matcher: an account's events wait until its saved tables are loaded (a
+    move sent right after a reconnect finds its table), and a message that another
+    account handles is dropped here (each command is answered once)."""
     accounts.note_event(bot, event)
-    if isinstance(bot, Bot) and REGISTRY.store is not None:
-        await accounts.ensure_restored(bot)
-
-
-async def _handles(bot: AnyBot, event: Event) -> bool:
-    return await accounts.handles(bot, event)
-
-
-@run_preprocessor
-async def _one_account_answers(matcher: Matcher, handles: bool = Depends(_handles)) -> None:
-    """Each command is handled by one account (decided once per message)."""
-    ours = (matcher.module_name or "").startswith(f"{__name__}.")
-    if ours and not handles:
+    if not isinstance(bot, Bot) or REGISTRY.store is None:
+        return
+    await accounts.ensure_restored(bot)
+    if not await accounts.handles(bot, event):
         raise IgnoredException("another bot account handles this message")
-
-
-@driver.on_shutdown
-async def _stop_store() -> None:
-    actions.cancel_timers()
-    messaging.stop_queues()
-    if REGISTRY.store is not None:
-        await REGISTRY.store.close()
-        REGISTRY.store = None

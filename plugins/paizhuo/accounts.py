@@ -25,6 +25,7 @@ Rules (README, “多个机器人账号”):
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 
 import nonebot
 from nonebot import logger
@@ -121,10 +122,17 @@ def note_event(bot: AnyBot, event: Event) -> None:
             groups.discard(str(event.group_id))
 
 
+def _may_be_command(event: GroupMessageEvent) -> bool:
+    """Whether the message starts with a command prefix (``COMMAND_START``)."""
+    text = unicodedata.normalize("NFKC", event.get_plaintext()).lstrip()
+    starts = [unicodedata.normalize("NFKC", s) for s in nonebot.get_driver().config.command_start]
+    return any(text.startswith(s) for s in starts)
+
+
 async def handles(bot: AnyBot, event: Event) -> bool:
-    """Whether ``bot``'s account handles this message for the plugin (see the module
-    rules). A seated player writing privately to an account that does not run their
-    table is told which one does (once per message)."""
+    """Whether ``bot``'s account handles this message (see the module rules); decided
+    once per message, before any matcher. A seated player writing privately to an
+    account that does not run their table is told which one does."""
     if not isinstance(bot, Bot):
         return True
     me = bot.self_id
@@ -136,6 +144,8 @@ async def handles(bot: AnyBot, event: Event) -> bool:
                 table.account = me  # it received the message: it is in the group
                 logger.info(f"event=adopt group={group_id} account={me}")
             return table.account == me
+        if not _may_be_command(event):
+            return True  # without a table only prefixed commands are answered
         owners = await REGISTRY.require_store().live_owners([group_id])
         if group_id in owners:  # a table this process does not hold
             return False
