@@ -1,8 +1,10 @@
 """牌桌 bot entry point: ``python bot.py``.
 
-Reads settings from the environment and ``.env`` (see ``.env.example``), registers the
-OneBot v11 adapter (reverse WebSocket at ``ws://HOST:PORT/onebot/v11/ws``) and loads the
-game plugin.
+Reads settings from the environment and ``.env`` (see ``.env.example``), loads the game
+plugin and registers the OneBot v11 adapter (reverse WebSocket at
+``ws://HOST:PORT/onebot/v11/ws``) with the checks of ``plugins/paizhuo/guard.py``: the
+bot refuses to start on unsafe settings, a database file already in use or a busy port,
+and logs what the owner needs to connect it.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 import sys
 
 import nonebot
-from nonebot.adapters.onebot.v11 import Adapter as OneBotV11Adapter
 
 nonebot.init()
-nonebot.get_driver().register_adapter(OneBotV11Adapter)
 if nonebot.load_plugin("plugins.paizhuo") is None:
     # A bot that cannot play must not sit connected and silent.
     sys.exit("牌桌 plugin failed to load; see the error above")
 
+from plugins.paizhuo.guard import GuardedAdapter, check_startup  # noqa: E402
+
+nonebot.get_driver().register_adapter(GuardedAdapter)
+
 if __name__ == "__main__":
+    check_startup(nonebot.get_driver())
     nonebot.run()

@@ -9,6 +9,7 @@ Typical use::
 """
 
 from db.records import FinishedGame, FinishedPlayer, GameStats
-from db.store import LiveTableTaken, Store, alembic_config
+from db.store import LiveTableTaken, PendingAnnouncement, Store, alembic_config, encode_state
 
-__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken", "Store", "alembic_config"]
+__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken", "PendingAnnouncement", "Store",
+           "alembic_config", "encode_state"]

@@ -9,6 +9,14 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+DEFAULT_BUSY_TIMEOUT = 30.0
+"""Seconds a SQLite connection waits for another connection's write lock before it
+fails with ``database is locked``."""
+
+READ_ONLY = "paizhuo_read_only"
+"""Execution option: a SQLite transaction that only reads starts with a plain (deferred)
+``BEGIN`` instead of ``BEGIN IMMEDIATE``, so it never waits for the write lock."""
+
 
 def _json_dumps(value: Any) -> str:
     """Serialise JSON keeping non-ASCII text (e.g. Chinese) readable in the file."""
@@ -20,16 +28,21 @@ def is_sqlite(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
-def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
+def make_engine(url: str | URL, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+                **kwargs: Any) -> AsyncEngine:
     """Create an :class:`AsyncEngine` for ``url`` (an async driver URL).
 
     For SQLite the engine is set up so that:
 
-    * every new connection enables ``PRAGMA journal_mode=WAL`` (crash-safe, readers do
-      not block the writer) and ``PRAGMA foreign_keys=ON`` (``ON DELETE CASCADE`` works);
-    * the driver's legacy implicit-BEGIN handling is disabled and every transaction
-      starts with ``BEGIN IMMEDIATE``, so transactions (including DDL in migrations) are
-      real and concurrent read-then-write transactions serialise instead of failing;
+    * every new connection enables ``PRAGMA journal_mode=WAL`` (readers do not block the
+      writer), ``PRAGMA synchronous=NORMAL`` (in WAL mode a committed transaction
+      survives a killed process; only a power cut may lose the last commits),
+      ``PRAGMA busy_timeout`` = ``busy_timeout`` seconds and ``PRAGMA foreign_keys=ON``
+      (``ON DELETE CASCADE`` works);
+    * the driver's legacy implicit-BEGIN handling is disabled; a write transaction starts
+      with ``BEGIN IMMEDIATE`` (concurrent read-then-write transactions serialise instead
+      of failing), one run with the :data:`READ_ONLY` execution option with a deferred
+      ``BEGIN`` (it never takes the write lock);
     * JSON is stored without ``\\uXXXX`` escapes (on every backend).
 
     Extra ``kwargs`` go to :func:`create_async_engine` (e.g. ``poolclass``).
@@ -42,22 +55,31 @@ def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
     kwargs.setdefault("json_serializer", _json_dumps)
     engine = create_async_engine(url, **kwargs)
     if sqlite:
-        _install_sqlite_hooks(engine)
+        _install_sqlite_hooks(engine, busy_timeout)
     return engine
 
 
-def _install_sqlite_hooks(engine: AsyncEngine) -> None:
+def sqlite_pragmas(busy_timeout: float) -> list[str]:
+    """The PRAGMA statements every SQLite connection of the bot runs on connect."""
+    return ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+            f"PRAGMA busy_timeout={int(busy_timeout * 1000)}", "PRAGMA foreign_keys=ON"]
+
+
+def _install_sqlite_hooks(engine: AsyncEngine, busy_timeout: float) -> None:
+    pragmas = sqlite_pragmas(busy_timeout)
+
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy (not the sqlite3 module) decide when transactions begin.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
+            for pragma in pragmas:
+                cursor.execute(pragma)
         finally:
             cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        read_only = connection.get_execution_options().get(READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")

@@ -3,10 +3,15 @@
 Tables:
 
 * ``live_tables``: one row per group with a game in progress (crash recovery).
-* ``game_records``: one row per finished game, unique by ``uid``.
+* ``game_records``: one row per finished game, unique by ``uid``, with its end message
+  (``announcement``) until the group was sent it (``announced_at``).
 * ``group_settings``: a group's rule settings per game.
-* ``player_records``: one row per seat of a finished game; ``group_id`` and ``game`` are
-  copied from the game so per-user stats need no join.
+* ``player_records``: one row per seat of a finished game; ``group_id``, ``game`` and
+  ``ended_at`` are copied from the game so per-user stats and leaderboards need no join.
+
+A game record gets its number in its group (``group_seq``, 第 N 局) and its players their
+``ended_at`` when they are inserted, in the same transaction (see the ``before_insert``
+listeners at the end).
 
 The schema itself is created by the alembic migrations in ``db/migrations``; keep both
 in sync (``tests/db`` checks that autogenerate finds no difference).
@@ -20,6 +25,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     CheckConstraint,
+    Connection,
     DateTime,
     Dialect,
     ForeignKey,
@@ -28,8 +34,11 @@ from sqlalchemy import (
     MetaData,
     String,
     TypeDecorator,
+    event,
+    func,
+    select,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column, relationship
 
 NAMING_CONVENTION: dict[str, str] = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -118,9 +127,20 @@ class GroupSetting(Base):
 
 
 class GameRecord(Base):
-    """One finished game. ``uid`` is unique so the same game is never archived twice."""
+    """One finished game. ``uid`` is unique so the same game is never archived twice;
+    ``group_seq`` numbers the games of a group from 1 (第 N 局, unique per group). A void
+    game (closed with /结束 while in play) has ``summary["void"]`` true and no players.
+
+    ``announcement`` is the game's end message (a JSON list of OneBot message segments
+    ``{"type", "data"}``), written in the same transaction as the record; ``announced_at``
+    is set once the group was sent it. A record with an announcement and no
+    ``announced_at`` is announced when the bot (re)connects. Both are NULL for records
+    written before revision 0003.
+    """
 
     __tablename__ = "game_records"
+    __table_args__ = (Index("ix_game_records_group_id_group_seq", "group_id", "group_seq",
+                            unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     uid: Mapped[str] = mapped_column(String(128), unique=True)
@@ -130,6 +150,9 @@ class GameRecord(Base):
     ended_at: Mapped[datetime]
     settings: Mapped[dict[str, Any]]
     summary: Mapped[dict[str, Any]]
+    group_seq: Mapped[int | None]
+    announcement: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    announced_at: Mapped[datetime | None]
 
     players: Mapped[list[PlayerRecord]] = relationship(
         back_populates="game_record",
@@ -141,11 +164,16 @@ class GameRecord(Base):
 
 
 class PlayerRecord(Base):
-    """One seat of a finished game (``group_id`` / ``game`` copied for fast stats)."""
+    """One seat of a finished game (``group_id`` / ``game`` / ``ended_at`` copied for fast
+    stats; ``ix_player_records_board`` covers the leaderboard query)."""
 
     __tablename__ = "player_records"
     __table_args__ = (
         Index("ix_player_records_group_id_user_id", "group_id", "user_id"),
+        Index("ix_player_records_board", "group_id", "game", "user_id", "ended_at", "result",
+              "points"),
+        Index("ix_player_records_group_id_user_id_ended_at", "group_id", "user_id", "ended_at"),
+        Index("ix_player_records_game_id", "game_id"),
         CheckConstraint("result IN ('win', 'draw', 'loss')", name="result"),
     )
 
@@ -159,5 +187,24 @@ class PlayerRecord(Base):
     place: Mapped[int | None]
     result: Mapped[str] = mapped_column(String(8))
     points: Mapped[int]
+    ended_at: Mapped[datetime | None]
 
     game_record: Mapped[GameRecord] = relationship(back_populates="players")
+
+
+@event.listens_for(GameRecord, "before_insert")
+def _number_game(_mapper: Mapper, connection: Connection, target: GameRecord) -> None:
+    """Give a new game the next number in its group (1 for the first), inside the
+    inserting transaction (SQLite's ``BEGIN IMMEDIATE`` serialises writers; elsewhere the
+    unique index refuses a duplicate)."""
+    if target.group_seq is None:
+        last = connection.scalar(select(func.max(GameRecord.group_seq))
+                                 .where(GameRecord.group_id == target.group_id))
+        target.group_seq = (last or 0) + 1
+
+
+@event.listens_for(PlayerRecord, "before_insert")
+def _copy_end_time(_mapper: Mapper, _connection: Connection, target: PlayerRecord) -> None:
+    """A seat's ``ended_at`` is its game's."""
+    if target.ended_at is None and target.game_record is not None:
+        target.ended_at = target.game_record.ended_at

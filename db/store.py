@@ -2,26 +2,56 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, case, delete, func, or_, select, update
+from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from db.engine import make_engine
-from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, utcnow
+from db.engine import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
+from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
 from db.records import RESULTS, FinishedGame, GameStats
 
 MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
 """Absolute path of the alembic script directory."""
 
-_SAVE_ATTEMPTS = 3
+_SCOPED_UPDATE = (
+    "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "
+    "updated_at = excluded.updated_at, "
+    "account = COALESCE(excluded.account, live_tables.account) "
+    "WHERE live_tables.account IS NULL OR excluded.account IS NULL "
+    "OR live_tables.account = excluded.account"
+)
+"""The update half of the live-row upsert: a row of another account is left alone (the
+statement then changes 0 rows); a row without an account takes the writer's; a writer
+without an account keeps the row's."""
+
+_UPSERT_LIVE = (
+    "INSERT INTO live_tables (group_id, game, state, updated_at, account) "
+    "VALUES (:group_id, :game, {state}, :updated_at, :account) " + _SCOPED_UPDATE
+)
+
+
+_HOT_UPSERT = (
+    "INSERT INTO live_tables (group_id, game, state, updated_at, account) "
+    "VALUES (?, ?, ?, ?, ?) " + _SCOPED_UPDATE
+)
+_HOT_OWNER = "SELECT account FROM live_tables WHERE group_id = ?"
+_SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
+"""How SQLAlchemy stores a DateTime in SQLite (naive UTC), so both paths write the same."""
+
+
 _MIGRATE_LOCK = 72_617_001
 """PostgreSQL advisory lock key held while migrating."""
 
@@ -38,10 +68,30 @@ class LiveTableTaken(RuntimeError):
         self.account = account
 
 
-def _owned(row: LiveTable, account: str | None) -> bool:
-    """Whether ``account`` may write ``row``: no account given (unscoped caller), the
-    row's own account, or a row without an account (saved before accounts existed)."""
-    return account is None or row.account is None or row.account == account
+@dataclass(slots=True)
+class PendingAnnouncement:
+    """The end message of a finished game that the group was not (confirmed) sent.
+
+    ``message`` is the JSON form of the message: a list of ``{"type", "data"}`` segments.
+    """
+
+    uid: str
+    group_id: str
+    game: str
+    ended_at: datetime
+    message: list[dict[str, Any]]
+
+
+def encode_state(state: dict[str, Any]) -> str:
+    """``state`` as the JSON text stored in ``live_tables.state`` (non-ASCII kept).
+
+    Raises:
+        TypeError: ``state`` is not JSON-serialisable.
+    """
+    try:
+        return json.dumps(state, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"live state is not JSON-serialisable: {exc}") from exc
 
 
 def alembic_config(url: str) -> Config:
@@ -86,35 +136,54 @@ async def _uid_exists(session: AsyncSession, uid: str) -> bool:
 
 
 async def _settle_live(
-    session: AsyncSession, group_id: str, live: tuple[str, dict[str, Any]] | None,
+    session: AsyncSession, group_id: str, live: tuple[str, str] | None,
     account: str | None = None,
 ) -> None:
-    """Delete the group's live row, or replace it with ``live`` = ``(game, state)``.
-    With ``account``, a row of another account raises :class:`LiveTableTaken`."""
-    row = await session.get(LiveTable, group_id, with_for_update=True)
-    if row is not None and not _owned(row, account):
-        raise LiveTableTaken(group_id, row.account or "")
+    """Delete the group's live row, or replace it with ``live`` = ``(game, state JSON text)``.
+    With ``account``, a row of another account raises :class:`LiveTableTaken` (and is
+    left alone)."""
     if live is None:
-        await _delete_live(session, group_id)
+        if not await _delete_live(session, group_id, account):
+            owner = await _owner(session, group_id)
+            if owner is not None and owner != account:
+                raise LiveTableTaken(group_id, owner)
         return
-    if row is None:
-        session.add(LiveTable(group_id=group_id, game=live[0], state=live[1], updated_at=utcnow(),
-                              account=account))
-    else:
-        row.game, row.state, row.updated_at = live[0], live[1], utcnow()
-        if account is not None:
-            row.account = account
+    result = await session.execute(_upsert_statement(session.bind.dialect.name),
+                                   _upsert_params(group_id, live[0], live[1], account))
+    if result.rowcount == 0:
+        raise LiveTableTaken(group_id, await _owner(session, group_id) or "")
 
 
-async def _delete_live(session: AsyncSession, group_id: str, account: str | None = None) -> None:
+async def _owner(session: AsyncSession, group_id: str) -> str | None:
+    """The account of the group's live row (``None``: no row, or a row without one)."""
+    return await session.scalar(select(LiveTable.account).where(LiveTable.group_id == group_id))
+
+
+def _upsert_statement(dialect: str) -> Any:
+    """One ``INSERT … ON CONFLICT DO UPDATE`` of a live row from already-encoded JSON."""
+    state = "CAST(:state AS JSON)" if dialect == "postgresql" else ":state"
+    return text(_UPSERT_LIVE.format(state=state)).bindparams(
+        bindparam("updated_at", type_=UTCDateTime()))
+
+
+def _upsert_params(group_id: str, game: str, state: str, account: str | None) -> dict[str, Any]:
+    return {"group_id": group_id, "game": game, "state": state, "updated_at": utcnow(),
+            "account": account}
+
+
+async def _delete_live(session: AsyncSession, group_id: str, account: str | None = None) -> bool:
+    """Delete the group's live row (with ``account``: only if it is that account's or has
+    none). Returns whether a row was deleted."""
     query = delete(LiveTable).where(LiveTable.group_id == group_id)
     if account is not None:
         query = query.where(or_(LiveTable.account == account, LiveTable.account.is_(None)))
-    await session.execute(query)
+    result = await session.execute(query)
+    return bool(result.rowcount)
 
 
-def _game_row(record: FinishedGame) -> GameRecord:
+def _game_row(record: FinishedGame, announcement: list[dict[str, Any]] | None) -> GameRecord:
     return GameRecord(
+        announcement=announcement,
         uid=record.uid,
         game=record.game,
         group_id=record.group_id,
@@ -146,14 +215,42 @@ class Store:
     and :meth:`close` on shutdown. All methods are coroutines safe to call concurrently
     from one event loop; each runs in its own transaction.
 
+    ``busy_timeout`` (seconds, SQLite only) is how long a write waits for another
+    process's write lock before it fails with ``database is locked``; within this process
+    SQLite writes take turns on an :class:`asyncio.Lock` (each is one short transaction),
+    and reads never wait for the write lock. For a SQLite file on aiosqlite the per-move
+    save (:meth:`save_live_text`) runs on a dedicated connection of its own as one
+    autocommit statement (same PRAGMAs); everything else goes through SQLAlchemy.
+
     Raises (constructor): :class:`sqlalchemy.exc.ArgumentError` for an unparsable URL,
     :class:`ModuleNotFoundError` when the URL's driver is not installed.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.url = url
-        self._engine = make_engine(url)
+        self.busy_timeout = busy_timeout
+        self._engine = make_engine(url, busy_timeout=busy_timeout)
+        self._sqlite = is_sqlite(url)
         self._sessions = async_sessionmaker(self._engine, expire_on_commit=False)
+        readers = self._engine.execution_options(**{READ_ONLY: True}) if self._sqlite else self._engine
+        self._reads = async_sessionmaker(readers, expire_on_commit=False)
+        self._write_lock = asyncio.Lock() if self._sqlite else None
+        self._upsert = _upsert_statement(self._engine.dialect.name)
+        self._hot: Any = None
+        self._hot_args: tuple[list[Any], dict[str, Any]] | None = None
+        parsed = make_url(url)
+        database = parsed.database or ""
+        if (parsed.get_driver_name() == "aiosqlite" and database and database != ":memory:"
+                and "mode=memory" not in database and parsed.query.get("mode") != "memory"):
+            args, kwargs = self._engine.dialect.create_connect_args(parsed)
+            self._hot_args = (list(args), dict(kwargs))
+
+    @contextlib.asynccontextmanager
+    async def _writing(self) -> AsyncIterator[AsyncSession]:
+        """One write transaction (taking this process's SQLite write turn)."""
+        lock = self._write_lock or contextlib.nullcontext()
+        async with lock, self._sessions.begin() as session:
+            yield session
 
     @property
     def engine(self) -> AsyncEngine:
@@ -194,7 +291,28 @@ class Store:
 
     async def close(self) -> None:
         """Dispose of the connection pool. The store must not be used afterwards."""
+        if self._hot is not None:
+            hot, self._hot = self._hot, None
+            await hot.close()
         await self._engine.dispose()
+
+    async def hot_connection(self) -> Any:
+        """The dedicated ``aiosqlite`` connection of :meth:`save_live_text` (opened on
+        first use, autocommit, the engine's PRAGMAs), or ``None`` when this store saves
+        through SQLAlchemy (not a SQLite file on aiosqlite)."""
+        if self._hot is None and self._hot_args is not None:
+            import aiosqlite
+
+            args, kwargs = self._hot_args
+            hot = await aiosqlite.connect(*args, isolation_level=None, **kwargs)
+            try:
+                for pragma in sqlite_pragmas(self.busy_timeout):
+                    await hot.execute(pragma)
+            except BaseException:
+                await hot.close()
+                raise
+            self._hot = hot
+        return self._hot
 
     async def save_live(
         self, group_id: str, game: str, state: dict[str, Any], account: str | None = None
@@ -209,37 +327,55 @@ class Store:
         Raises:
             TypeError: ``state`` is not JSON-serialisable (nothing is written).
             LiveTableTaken: the group's row belongs to another account (same).
+            sqlalchemy.exc.SQLAlchemyError: the write failed (nothing is written).
         """
-        _check_json(state, "live state")
-        for attempt in range(_SAVE_ATTEMPTS):
-            try:
-                async with self._sessions.begin() as session:
-                    row = await session.get(LiveTable, group_id, with_for_update=True)
-                    if row is None:
-                        session.add(
-                            LiveTable(
-                                group_id=group_id, game=game, state=state, updated_at=utcnow(),
-                                account=account,
-                            )
-                        )
-                    else:
-                        if not _owned(row, account):
-                            raise LiveTableTaken(group_id, row.account or "")
-                        row.game = game
-                        row.state = state
-                        row.updated_at = utcnow()
-                        if account is not None:
-                            row.account = account
-                return
-            except IntegrityError:
-                # A concurrent save inserted the same group first; retry as an update.
-                if attempt == _SAVE_ATTEMPTS - 1:
+        await self.save_live_text(group_id, game, encode_state(state), account)
+
+    async def save_live_text(
+        self, group_id: str, game: str, state: str, account: str | None = None
+    ) -> None:
+        """:meth:`save_live` for a state already encoded as JSON text (see
+        :func:`encode_state`): one ``INSERT … ON CONFLICT DO UPDATE`` statement, its own
+        transaction (the per-move save), scoped by ``account`` as in :meth:`save_live`
+        (the statement's ``WHERE`` leaves another account's row alone; its changed-row
+        count tells).
+
+        Raises:
+            LiveTableTaken: the group's row belongs to another account (nothing written).
+            sqlite3.Error: the write failed on the dedicated SQLite connection, or
+            sqlalchemy.exc.SQLAlchemyError: it failed through SQLAlchemy (nothing is
+                written either way).
+        """
+        lock = self._write_lock or contextlib.nullcontext()
+        async with lock:
+            hot = await self.hot_connection()
+            if hot is not None:
+                when = utcnow().replace(tzinfo=None).strftime(_SQLITE_TIME)
+                try:
+                    cursor = await hot.execute(_HOT_UPSERT, (group_id, game, state, when, account))
+                    changed = cursor.rowcount
+                    await cursor.close()
+                    if changed == 0:
+                        async with hot.execute(_HOT_OWNER, (group_id,)) as owner:
+                            row = await owner.fetchone()
+                        raise LiveTableTaken(group_id, (row[0] if row else None) or "")
+                except sqlite3.Error:
+                    if hot.in_transaction:  # never leave a half transaction behind
+                        await hot.rollback()
                     raise
+                return
+            async with self._engine.begin() as conn:
+                result = await conn.execute(self._upsert,
+                                            _upsert_params(group_id, game, state, account))
+                if result.rowcount == 0:
+                    owner = await conn.scalar(
+                        select(LiveTable.account).where(LiveTable.group_id == group_id))
+                    raise LiveTableTaken(group_id, owner or "")
 
     async def delete_live(self, group_id: str, account: str | None = None) -> None:
         """Delete the live state of ``group_id``; no error when there is none. With
         ``account``, a row of another account is kept."""
-        async with self._sessions.begin() as session:
+        async with self._writing() as session:
             await _delete_live(session, group_id, account)
 
     async def load_live(self, account: str | None = None) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -248,7 +384,7 @@ class Store:
         query = select(LiveTable.group_id, LiveTable.game, LiveTable.state)
         if account is not None:
             query = query.where(LiveTable.account == account)
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(query)
             return {group_id: (game, state) for group_id, game, state in rows}
 
@@ -258,7 +394,7 @@ class Store:
         ids = list(dict.fromkeys(group_ids))
         if not ids:
             return {}
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.execute(
                 select(LiveTable.group_id, LiveTable.account).where(LiveTable.group_id.in_(ids))
             )
@@ -266,7 +402,7 @@ class Store:
 
     async def unowned_live(self) -> list[str]:
         """Group ids of the live tables without an account, sorted."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = await session.scalars(
                 select(LiveTable.group_id).where(LiveTable.account.is_(None))
             )
@@ -278,7 +414,7 @@ class Store:
         Atomic: of two accounts (or processes) claiming at once, each row goes to one.
         Returns the group ids claimed, sorted."""
         wanted = None if group_ids is None else set(group_ids)
-        async with self._sessions.begin() as session:
+        async with self._writing() as session:
             unowned = (await session.scalars(
                 select(LiveTable.group_id).where(LiveTable.account.is_(None)).with_for_update()
             )).all()
@@ -292,7 +428,10 @@ class Store:
             return chosen
 
     async def finish_game(
-        self, record: FinishedGame, live: tuple[str, dict[str, Any]] | None = None,
+        self,
+        record: FinishedGame,
+        live: tuple[str, dict[str, Any] | str] | None = None,
+        announcement: list[dict[str, Any]] | None = None,
         account: str | None = None,
     ) -> bool:
         """Archive a finished game and drop its group's live table, atomically.
@@ -300,9 +439,12 @@ class Store:
         In one transaction: insert the game and player rows, and delete the
         ``live_tables`` row of ``record.group_id`` — or, when ``live`` is given as
         ``(game, state)``, replace it with that state (a table that stays open for the
-        next game). If a game with ``record.uid`` is
-        already archived nothing new is written, the live row is still deleted, and
-        False is returned. ``account`` scopes the live row as in :meth:`save_live`.
+        next game; the state may be given already encoded, see :func:`encode_state`).
+        ``announcement`` is the game's end message as JSON (a list of
+        ``{"type", "data"}`` segments), kept until :meth:`mark_announced`. If a game with
+        ``record.uid`` is already archived nothing new is written, the live row is still
+        deleted (or replaced), and False is returned. ``account`` scopes the live row
+        as in :meth:`save_live`.
 
         Returns:
             True when the game was written, False when ``record.uid`` already existed.
@@ -316,28 +458,53 @@ class Store:
             LiveTableTaken: the group's row belongs to another account (same).
         """
         _validate_finished(record)
+        _check_json(announcement, "announcement")
+        settled = None
         if live is not None:
-            _check_json(live[1], "live state")
+            state = live[1]
+            settled = (live[0], state if isinstance(state, str) else encode_state(state))
         try:
-            async with self._sessions.begin() as session:
+            async with self._writing() as session:
                 if await _uid_exists(session, record.uid):
-                    await _settle_live(session, record.group_id, live, account)
+                    await _settle_live(session, record.group_id, settled, account)
                     return False
-                session.add(_game_row(record))
+                session.add(_game_row(record, announcement))
                 await session.flush()
-                await _settle_live(session, record.group_id, live, account)
+                await _settle_live(session, record.group_id, settled, account)
             return True
         except IntegrityError:
             # Lost a race against a concurrent finish_game of the same uid?
-            async with self._sessions.begin() as session:
+            async with self._writing() as session:
                 if not await _uid_exists(session, record.uid):
                     raise
-                await _settle_live(session, record.group_id, live, account)
+                await _settle_live(session, record.group_id, settled, account)
             return False
+
+    async def pending_announcements(self, group_id: str | None = None) -> list[PendingAnnouncement]:
+        """Finished games whose end message was stored and not marked announced, oldest
+        first (of one group, or of all groups when ``group_id`` is ``None``)."""
+        query = (
+            select(GameRecord.uid, GameRecord.group_id, GameRecord.game, GameRecord.ended_at,
+                   GameRecord.announcement)
+            .where(GameRecord.announcement.is_not(None), GameRecord.announced_at.is_(None))
+            .order_by(GameRecord.ended_at, GameRecord.id)
+        )
+        if group_id is not None:
+            query = query.where(GameRecord.group_id == group_id)
+        async with self._reads() as session:
+            rows = (await session.execute(query)).all()
+        return [PendingAnnouncement(uid, gid, game, ended, list(message))
+                for uid, gid, game, ended, message in rows]
+
+    async def mark_announced(self, uid: str) -> None:
+        """Record that the end message of game ``uid`` was sent to its group."""
+        async with self._writing() as session:
+            await session.execute(
+                update(GameRecord).where(GameRecord.uid == uid).values(announced_at=utcnow()))
 
     async def get_settings(self, group_id: str, game: str) -> dict[str, Any]:
         """The stored rule settings of ``game`` in ``group_id`` (``{}`` when none)."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             row = await session.get(GroupSetting, (group_id, game))
             return dict(row.values) if row is not None else {}
 
@@ -349,7 +516,7 @@ class Store:
             TypeError: ``values`` is not JSON-serialisable (nothing is written).
         """
         _check_json(values, "settings")
-        async with self._sessions.begin() as session:
+        async with self._writing() as session:
             row = await session.get(GroupSetting, (group_id, game))
             if not values:
                 if row is not None:
@@ -384,7 +551,7 @@ class Store:
             .where(PlayerRecord.group_id == group_id, PlayerRecord.user_id == user_id)
             .group_by(PlayerRecord.game)
         )
-        async with self._sessions() as session:
+        async with self._reads() as session:
             rows = (await session.execute(query)).all()
         stats = [
             GameStats(

@@ -196,8 +196,40 @@ def parse_cards(text: str) -> list[CardSpec]:
     return out
 
 
+def scan_notation(text: str) -> tuple[int, str]:
+    """How much of ``text`` is card notation (G-1), to tell a mistyped play from chat:
+    the number of cards named and the characters that belong to no card (after
+    :func:`normalize_text`; a suit word without a rank counts as notation). Never raises.
+    """
+    s = normalize_text(text)
+    count, stray, i = 0, [], 0
+    while i < len(s):
+        suit_hit = _match(s, i, _SUIT_WORDS)
+        if suit_hit is not None:
+            rank_hit = _match(s, i + len(suit_hit[0]), _RANK_WORDS)
+            if rank_hit is not None:
+                count += 1
+                i += len(suit_hit[0]) + len(rank_hit[0])
+                continue
+            if not suit_hit[0].isascii():
+                i += len(suit_hit[0])
+                continue
+        rank_hit = _match(s, i, _RANK_WORDS)
+        if rank_hit is not None:
+            count += 1
+            i += len(rank_hit[0])
+            continue
+        stray.append(s[i])
+        i += 1
+    return count, "".join(stray)
+
+
 class CardsNotHeld(ValueError):
     """The named cards are not all in the hand; ``str(err)`` says which (Chinese)."""
+
+
+class CardWrittenTwice(CardsNotHeld):
+    """The same suited card was named twice — a fault of the text alone, not of the hand."""
 
 
 def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[int] = ()) -> list[int]:
@@ -216,7 +248,7 @@ def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[
         if sp.suit is not None:
             c = card(sp.rank, sp.suit)
             if c in chosen:
-                raise CardsNotHeld(f"{card_name(c)} 写了两次")
+                raise CardWrittenTwice(f"{card_name(c)} 写了两次")
             if c not in left:
                 raise CardsNotHeld(f"你没有 {card_name(c)}")
             left.remove(c)

@@ -14,9 +14,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import CardsNotHeld, parse_cards, resolve
-from engine.errors import MoveError
-from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
+from engine.cards import CardsNotHeld, CardWrittenTwice, parse_cards, resolve
+from engine.errors import MoveError, hand_error
+from engine.movegen import reading_of_json
+from engine.readings import (
+    COMMON,
+    Hint,
+    Reading,
+    ReadingError,
+    TypeName,
+    Vocabulary,
+    choose_follow,
+    choose_lead,
+)
+
+
+def carried_seat(previous: dict, seat: int) -> int | None:
+    """The seat now of the player who sat at ``seat`` in the previous game at this table.
+
+    ``previous`` is a game's ``next_game_info()``; its optional ``"seat_map"`` (one entry per
+    previous seat: the seat now, or ``None`` for a player who left between games) is set by
+    the table when its players changed. Without a map the seats are the same. Used for what
+    carries from one game to the next (tribute Z-8, who deals and leads Z-5 / W-2 / S-4): a
+    player who left takes no part in it.
+    """
+    seat_map = previous.get("seat_map")
+    return seat if seat_map is None else seat_map[seat]
 
 
 @dataclass(slots=True)
@@ -50,7 +73,8 @@ class ClimbingGame:
     beat in the current trick as ``[seat, cards, reading]`` (``None`` when the turn player
     leads); ``passes`` counts passes since that play; ``out`` is the finishing order;
     ``played`` marks seats that have played a card; ``log`` holds every accepted move as
-    ``[seat, cards]`` (``[]`` = pass); ``phase`` is ``"play"`` once cards may be played;
+    ``[seat, cards]`` (``[]`` = pass) and ``kinds`` beside it the reading kind each play
+    took (``None`` for a pass), so a replay reads every play as it was read (G-5); ``phase`` is ``"play"`` once cards may be played;
     ``result`` is set when the game is over.
     """
 
@@ -62,10 +86,16 @@ class ClimbingGame:
     out: list[int] = field(default_factory=list)
     played: list[bool] = field(default_factory=list)
     log: list[list] = field(default_factory=list)
+    kinds: list[str | None] = field(default_factory=list)
     phase: str = "play"
     result: dict | None = None
 
     # ---- what a game supplies ----------------------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """The game's hand-type names (G-5): what a play may name and how types are shown."""
+        return COMMON
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """Every legal reading of ``cards`` under this game's rules (G-5)."""
         raise NotImplementedError
@@ -120,10 +150,10 @@ class ClimbingGame:
 
     def lead_reading(self) -> Reading | None:
         """The reading to beat in the current trick, ``None`` if the turn player leads."""
-        return Reading.from_json(self.lead[2]) if self.lead else None
+        return reading_of_json(self.lead[2]) if self.lead else None
 
     # ---- moves ---------------------------------------------------------------------------
-    def parse_play(self, seat: int, text: str) -> tuple[list[int], str | None]:
+    def parse_play(self, seat: int, text: str) -> tuple[list[int], TypeName | None]:
         """Read a play's text (G-1 notation, optional trailing type name, G-5) into the
         concrete cards of ``seat``'s hand; unnamed suits avoid :meth:`protected` cards
         while another card of that rank is left (G-1).
@@ -131,15 +161,19 @@ class ClimbingGame:
         Returns ``(cards, kind_hint)``. Raises :class:`MoveError` (``notation`` /
         ``not_held``, naming the bad part) without changing anything.
         """
-        body, hint = split_type_hint(text)
+        try:
+            body, hint = self.vocabulary.split(text)
+        except ReadingError as err:
+            raise MoveError("no_type", str(err)) from None
         try:
             specs = parse_cards(body)
         except ValueError as err:
             raise MoveError("notation", str(err)) from None
         try:
             cards = resolve(specs, self.hands[seat], protected=self.protected())
-        except CardsNotHeld as err:
-            raise MoveError("not_held", str(err)) from None
+        except CardsNotHeld as err:  # the hand lacks them: told to the player alone (G-4)
+            raise MoveError("not_held", str(err),
+                            private=not isinstance(err, CardWrittenTwice)) from None
         return cards, hint
 
     def check_turn(self, seat: int) -> None:
@@ -152,7 +186,7 @@ class ClimbingGame:
         if seat != self.turn:
             raise MoveError("not_turn", "还没轮到你")
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
+    def play(self, seat: int, cards: Sequence[int], kind_hint: Hint = None) -> Move:
         """``seat`` plays ``cards`` (card ids from their hand): a lead takes any legal
         reading, a follow must beat the play on the table (G-3, G-5).
 
@@ -166,27 +200,60 @@ class ClimbingGame:
         if len(set(cards)) != len(cards):
             raise MoveError("not_held", "同一张牌出了两次")
         if not set(cards) <= set(hand):
-            raise MoveError("not_held", "你的手牌里没有这些牌")
+            raise hand_error("not_held", "你的手牌里没有这些牌")
         readings = self.classify(cards)
         to_beat = self.lead_reading()
         try:
             if to_beat is None:
-                reading = choose_lead(self.lead_readings(readings), kind_hint)
+                reading = choose_lead(self.lead_readings(readings), kind_hint, self.vocabulary)
             else:
-                reading = choose_follow(readings, to_beat, self.beats, kind_hint)
+                reading = choose_follow(readings, to_beat, self.beats, kind_hint, self.vocabulary)
         except ReadingError as err:
             code = "not_beat" if to_beat is not None and readings else "no_type"
             raise MoveError(code, str(err)) from None
         self.check_play(seat, cards, reading)
+        return self.place_play(seat, cards, reading)
 
+    def play_reading(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """The trusted path: ``seat`` plays ``cards`` as ``reading``, a play taken from
+        the legal-move generator (:mod:`engine.moves`, with :func:`~engine.moves.cards_for`)
+        whose reading is therefore known — the cards are not classified again and the
+        meant reading is kept (G-5).
+
+        The caller vouches that ``reading`` is a reading of ``cards``; everything else is
+        still checked: the turn, that the seat holds the cards, that a lead may take the
+        reading (e.g. S-3.4: no bomb) and a follow beats the play on the table (G-3), and
+        the game's :meth:`check_play`. Raises :class:`MoveError` as :meth:`play` does,
+        and then the state is unchanged.
+        """
+        self.check_turn(seat)
+        cards = list(cards)
+        chosen = set(cards)
+        if len(chosen) != len(cards) or not chosen.issubset(self.hands[seat]):
+            raise MoveError("not_held", "你的手牌里没有这些牌")
+        to_beat = self.lead_reading()
+        if to_beat is None:
+            if not self.lead_readings([reading]):
+                raise MoveError("no_type", "这手牌不能首出")
+        elif not self.beats(reading, to_beat):
+            raise MoveError("not_beat", "没有大过上家")
+        self.check_play(seat, cards, reading)
+        return self.place_play(seat, cards, reading)
+
+    def place_play(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """Put an accepted play on the table (after every check): take the cards from the
+        hand, record the trick and the log, finish the player or pass the turn on (G-3).
+        Games that track more per play (S-4 包赔) extend this."""
         gone = set(cards)
-        left = [c for c in hand if c not in gone]
+        left = [c for c in self.hands[seat] if c not in gone]
         self.hands[seat] = left
         self.played[seat] = True
-        self.lead = [seat, sorted(cards), reading.to_json()]
+        ordered = sorted(cards)
+        self.lead = [seat, ordered, reading.to_json()]
         self.passes = 0
-        self.log.append([seat, sorted(cards)])
-        move = Move(seat=seat, cards=sorted(cards), reading=reading)
+        self.log.append([seat, list(ordered)])
+        self.kinds.append(reading.kind)
+        move = Move(seat=seat, cards=list(ordered), reading=reading)
         if not left:
             self.out.append(seat)
             move.place = len(self.out)
@@ -222,6 +289,7 @@ class ClimbingGame:
         self.check_pass(seat)
         self.passes += 1
         self.log.append([seat, []])
+        self.kinds.append(None)
         move = Move(seat=seat)
         last = self.lead[0]
         needed = sum(1 for s in range(self.players) if self.hands[s] and s != last)
@@ -246,16 +314,20 @@ class ClimbingGame:
             "players": self.players, "hands": [list(h) for h in self.hands], "turn": self.turn,
             "lead": self.lead, "passes": self.passes, "out": list(self.out),
             "played": list(self.played), "log": [list(e) for e in self.log],
-            "phase": self.phase, "result": self.result,
+            "kinds": list(self.kinds), "phase": self.phase, "result": self.result,
         }
 
     @staticmethod
     def base_fields(data: dict) -> dict[str, Any]:
-        """Constructor keywords of the shared fields from :meth:`base_json` data."""
+        """Constructor keywords of the shared fields from :meth:`base_json` data (a state
+        saved before ``kinds`` existed gets ``None`` for each earlier move)."""
+        log = [list(e) for e in data["log"]]
+        kinds = list(data.get("kinds") or [])
+        kinds = [None] * (len(log) - len(kinds)) + kinds
         return {
             "players": int(data["players"]), "hands": [list(h) for h in data["hands"]],
             "turn": int(data["turn"]), "lead": data["lead"], "passes": int(data["passes"]),
             "out": list(data["out"]), "played": list(data["played"]),
-            "log": [list(e) for e in data["log"]], "phase": str(data["phase"]),
+            "log": log, "kinds": kinds, "phase": str(data["phase"]),
             "result": data["result"],
         }

@@ -6,9 +6,19 @@ from __future__ import annotations
 
 class MoveError(Exception):
     """A refused move. ``str(err)`` is the reason for the player; the game state is
-    unchanged. ``code`` is a stable English id for tests and logs."""
+    unchanged. ``code`` is a stable English id for tests and logs.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``private`` marks a reason that depends on the player's hand (cards not held, how
+    many of a rank they hold, a lone joker, a play that must block): it is told to the
+    player alone, and the group only learns that the move was not accepted (G-4)."""
+
+    def __init__(self, code: str, message: str, *, private: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.private = private
+
+
+def hand_error(code: str, message: str) -> MoveError:
+    """A :class:`MoveError` whose reason describes the player's hand (``private``)."""
+    return MoveError(code, message, private=True)

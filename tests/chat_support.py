@@ -74,6 +74,36 @@ def expect_group(ctx: Any, *parts: str, at: int | None = None, group: int = GROU
                         {"message_id": next(_msg_id)})
 
 
+class Forward:
+    """Equals a merged-forward message (合并转发) whose nodes' text, joined, contains every
+    part (see :class:`Has`)."""
+
+    def __init__(self, *parts: str, without: tuple[str, ...] = ()) -> None:
+        self.has = Has(*parts, without=without)
+
+    def __eq__(self, other: object) -> bool:
+        nodes = other if isinstance(other, Message) else Message(other)  # type: ignore[arg-type]
+        text = "\n".join(Message(n.data["content"]).extract_plain_text() for n in nodes
+                         if n.type == "node")
+        return bool(text) and self.has == Message(text)
+
+    def __repr__(self) -> str:
+        return f"Forward{self.has!r}"
+
+
+def expect_forward(ctx: Any, *parts: str, group: int | None = GROUP, user: int | None = None,
+                   fail: bool = False) -> None:
+    """A merged-forward message to the group (or to ``user`` privately); ``fail`` makes the
+    OneBot call fail with retcode 1200."""
+    from nonebot.adapters.onebot.v11 import ActionFailed
+
+    api, target = (("send_private_forward_msg", {"user_id": user}) if user is not None
+                   else ("send_group_forward_msg", {"group_id": group}))
+    ctx.should_call_api(api, {**target, "messages": Forward(*parts)},
+                        None if fail else {"message_id": next(_msg_id)},
+                        exception=ActionFailed(status="failed", retcode=1200) if fail else None)
+
+
 def expect_private(ctx: Any, user: int, *parts: str, fail: bool = False) -> None:
     from nonebot.adapters.onebot.v11 import ActionFailed
 
@@ -115,3 +145,39 @@ SPADE_A = card(11, 0)
 HANDS3 = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 
 
+
+
+class Sent:
+    """Every OneBot API call the bot makes, recorded in place of the connection (the
+    friend list answers with :data:`FRIENDS`), so a test can see that nothing was sent."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+
+    async def __call__(self, bot: Bot, api: str, **data: Any) -> Any:
+        self.calls.append((api, data))
+        if api == "get_friend_list":
+            return FRIENDS
+        return {"message_id": len(self.calls)}
+
+    def texts(self) -> list[str]:
+        """The plain text of every message sent."""
+        out = []
+        for api, d in self.calls:
+            if api.endswith("_forward_msg"):
+                out.append("\n".join(Message(node.data["content"]).extract_plain_text()
+                                      for node in d["messages"]))
+            elif api.startswith("send_"):
+                out.append(Message(d["message"]).extract_plain_text())
+        return out
+
+
+async def recording_bot(monkeypatch: Any) -> tuple[Bot, Sent]:
+    """A bot on the real adapter whose API calls go to a :class:`Sent` recorder; events
+    go through the whole NoneBot pipeline with ``await bot.handle_event(event)``."""
+    import nonebot
+
+    adapter = nonebot.get_adapter(Adapter)
+    sent = Sent()
+    monkeypatch.setattr(adapter, "_call_api", sent)
+    return Bot(adapter, self_id="10001"), sent

@@ -27,7 +27,8 @@ def main() -> int:
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         counter = Path(tmp) / "inputs.txt"
-        env = dict(os.environ, FUZZ_SCALE=str(ns.scale), FUZZ_COUNT_FILE=str(counter))
+        env = dict(os.environ, FUZZ_SCALE=str(ns.scale), FUZZ_COUNT_FILE=str(counter),
+                   HYPOTHESIS_PROFILE="soak")
         start = time.monotonic()
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", "tests/matchers/test_fuzz.py", "-q", "-p", "no:cacheprovider",

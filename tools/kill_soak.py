@@ -715,7 +715,7 @@ class Session:
         elif st["status"] == "waiting":
             ok = "等人入座" in text
         elif st["status"] == "finished":
-            ok = "本局已结束，等待 /继续" in text
+            ok = "本局已结束" in text
         else:
             eng = st["engine"]
             if eng["phase"] == "tribute":

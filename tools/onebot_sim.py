@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -38,6 +40,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -59,6 +63,7 @@ __all__ = [
     "Sent",
     "escape_cq",
     "find_free_port",
+    "http_post_event",
     "normalize_message",
     "parse_cq",
     "render_text",
@@ -539,6 +544,13 @@ class OneBotSim:
         self.events.append(event)
         await self._ws.send(json.dumps(event, ensure_ascii=False))
 
+    async def send_raw(self, frame: str | bytes) -> None:
+        """Send one raw WebSocket frame (text for ``str``, binary for ``bytes``) as is,
+        e.g. a malformed one; not recorded in ``events``."""
+        if self._ws is None or self._closed.is_set():
+            raise ConnectionError("simulator is not connected to the bot")
+        await self._ws.send(frame)
+
     # ---- events from players ----------------------------------------------------------
 
     def _new_message_id(self) -> int:
@@ -965,6 +977,48 @@ def _truthy(value: Any) -> bool:
 
 
 # --------------------------------------------------------------------------------------
+# OneBot HTTP POST (the other way events can reach a bot)
+# --------------------------------------------------------------------------------------
+
+
+async def http_post_event(
+    url: str,
+    event: Mapping[str, Any] | bytes,
+    self_id: int | str | None,
+    *,
+    secret: str | None = None,
+    signature: str | None = None,
+    timeout: float = 10.0,
+) -> tuple[int, str]:
+    """POST one event to a bot's OneBot HTTP route (e.g. ``…/onebot/v11/http``) the way
+    a OneBot implementation in HTTP POST mode does; return ``(status, body)``.
+
+    Sends ``X-Self-ID`` (unless ``None``) and ``X-Signature: sha1=<HMAC-SHA1 of the body
+    with secret>`` when ``secret`` is given (``signature`` overrides the header as is).
+    ``event`` may be raw ``bytes`` to send a malformed body. HTTP errors are returned,
+    not raised.
+    """
+    body = event if isinstance(event, bytes) else json.dumps(event, ensure_ascii=False).encode()
+    headers = {"Content-Type": "application/json", "User-Agent": f"NapCat/{NAPCAT_VERSION}"}
+    if self_id is not None:
+        headers["X-Self-ID"] = str(self_id)
+    if secret is not None:
+        headers["X-Signature"] = "sha1=" + hmac.new(secret.encode(), body, hashlib.sha1).hexdigest()
+    if signature is not None:
+        headers["X-Signature"] = signature
+
+    def _post() -> tuple[int, str]:
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode("utf-8", "replace")
+
+    return await asyncio.to_thread(_post)
+
+
+# --------------------------------------------------------------------------------------
 # The bot under test, as a subprocess
 # --------------------------------------------------------------------------------------
 
@@ -1023,6 +1077,11 @@ class BotProcess:
     def url(self) -> str:
         """Reverse-WebSocket URL the OneBot side connects to."""
         return f"ws://127.0.0.1:{self.port}/onebot/v11/ws"
+
+    @property
+    def http_url(self) -> str:
+        """OneBot HTTP POST URL (served only when the bot enables it)."""
+        return f"http://127.0.0.1:{self.port}/onebot/v11/http"
 
     @property
     def pid(self) -> int | None:

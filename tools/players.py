@@ -21,7 +21,10 @@ RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "小�
 CARD_RE = re.compile(r"(?:[♠♥♣♦](10|[3-9JQKA2]))|(小王|大王)")
 SET_SIZES = {"单张": 1, "对子": 2, "三张": 3, "四张": 4}
 """Follows the simulated players know: the same number of one rank."""
-FOLLOW_RE = re.compile(r"要大过 .+? 的 (.+?)（(.+?)）")
+FOLLOW_RE = re.compile(r"要大过 .+? 的 ([^（，\n]+)(?:（(.+?)）)?")
+"""The play to beat in a ``轮到`` prompt (the type is named unless the cards say it)."""
+PLAYED_RE = re.compile(r"^.+? 出 ([^（［\n]+)(?:（(.+?)）)?", re.M)
+"""A play line; a prompt that says only ``跟牌或过`` follows the play above it."""
 
 
 def ranks_of(text: str) -> list[int]:
@@ -90,11 +93,15 @@ class SimPlayer:
             counts[r] = counts.get(r, 0) + 1
         singles = ["出 " + RANKS[r] for r in sorted(counts)]
         follow = FOLLOW_RE.search(prompt)
+        if follow is None and "跟牌或过" in prompt:
+            follow = ([None, *PLAYED_RE.finditer(prompt)])[-1]
         if follow is None:
             low = min(counts)
             return ["出 " + RANKS[low] * counts[low], *singles]
-        size = SET_SIZES.get(follow.group(2))
         table_ranks = ranks_of(follow.group(1))
+        size = SET_SIZES.get(follow.group(2) or "")
+        if follow.group(2) is None and table_ranks and len(set(table_ranks)) == 1:
+            size = len(table_ranks)
         out = []
         if size is not None and table_ranks:
             out += ["出 " + RANKS[r] * size for r in sorted(counts)

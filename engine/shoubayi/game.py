@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
-from engine.climbing import ClimbingGame, Move
-from engine.errors import MoveError
-from engine.readings import Reading
+from engine.climbing import ClimbingGame, Move, carried_seat
+from engine.errors import hand_error
+from engine.readings import SHOUBAYI, Reading, Vocabulary
 from engine.shoubayi.rules import SRules, beats, classify, counts_of
 
 WIN, LOSS = "win", "loss"
@@ -39,7 +39,9 @@ class SGame(ClimbingGame):
 
     ``aside`` the cards set aside unseen (2 players, S-1); ``watch`` a pending 包赔 as
     ``[player, next_player]`` (S-4); ``baopei`` the seat that pays for everyone, once
-    decided. ``result`` when over: ``{"winner": seat, "places": [...], "payments":
+    decided; ``lead_by`` why the first leader leads (S-4): ``"card"`` (♥5 or the lowest
+    heart above it), ``"dealer"``, ``"winner"`` (the previous winner) or ``None`` (set up
+    by hand). ``result`` when over: ``{"winner": seat, "places": [...], "payments":
     [...], "multipliers": [...], "points": [...], "results": [...], "baopei": seat|None,
     "dala": seat|None}``.
     """
@@ -50,6 +52,7 @@ class SGame(ClimbingGame):
     aside: list[int] = field(default_factory=list)
     watch: list[int] | None = None
     baopei: int | None = None
+    lead_by: str | None = None
 
     # ---- creation ---------------------------------------------------------------------------
     @classmethod
@@ -73,18 +76,22 @@ class SGame(ClimbingGame):
             aside = sorted(deck[: rng.randint(low, high)])
             deck = deck[len(aside):]
         winner = previous.get("winner") if previous else None
+        if winner is not None:
+            winner = carried_seat(previous, winner)
         dealer = winner if winner is not None else rng.randrange(players)
         hands: list[list[int]] = [[] for _ in range(players)]
         for i, c in enumerate(deck):
             hands[(dealer + i) % players].append(c)
         for h in hands:
             h.sort()
-        if winner is not None or rules.first_lead == "庄家":
-            leader = dealer
+        if winner is not None:
+            leader, lead_by = dealer, "winner"
+        elif rules.first_lead == "庄家":
+            leader, lead_by = dealer, "dealer"
         else:
-            leader = cls._heart_five_holder(hands, dealer)
+            leader, lead_by = cls._heart_five_holder(hands, dealer), "card"
         return cls(players=players, hands=hands, turn=leader, rules=rules, seed=seed,
-                   dealer=dealer, aside=aside, played=[False] * players)
+                   dealer=dealer, aside=aside, played=[False] * players, lead_by=lead_by)
 
     @staticmethod
     def _heart_five_holder(hands: Sequence[Sequence[int]], dealer: int) -> int:
@@ -104,6 +111,11 @@ class SGame(ClimbingGame):
                    rules=rules or SRules(), seed=0, dealer=leader, played=[False] * len(hands))
 
     # ---- the game's rules in the shared trick machinery ------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """手把一's type names (S-3, G-5): 联对, 飞机 is a chain of 三带一."""
+        return SHOUBAYI
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """S-3 readings."""
         return classify(cards)
@@ -118,19 +130,41 @@ class SGame(ClimbingGame):
 
     def check_play(self, seat: int, cards: Sequence[int], reading: Reading) -> None:
         """S-3: never be left holding one card that is a joker."""
-        left = [c for c in self.hands[seat] if c not in set(cards)]
+        hand = self.hands[seat]
+        if len(hand) - len(cards) != 1:
+            return
+        gone = set(cards)
+        left = [c for c in hand if c not in gone]
         if len(left) == 1 and left[0] >= SMALL_JOKER:
-            raise MoveError("lone_joker", "不能只剩一张王（王不能当把一的牌），请换个出法")
+            raise hand_error("lone_joker", "不能只剩一张王（王不能当把一的牌），请换个出法")
 
     def check_pass(self, seat: int) -> None:
         """S-4 把一必拦: the last player before a 把一 player who just played may not pass
         while they hold a play that beats it."""
-        if not self.rules.must_block or self.lead is None:
-            return
+        if self.blocking_turn() and self.can_beat(seat):
+            raise hand_error("must_block", "把一的人就等你这一家了，你能管就必须管（把一必拦）")
+
+    def blocking_turn(self) -> bool:
+        """S-4 把一必拦 applies to the player to act: the play on the table left its player
+        with one card and everyone else after them has passed. Public (no hand is read):
+        whether passing is refused then depends on :meth:`can_beat`."""
+        if not self.rules.must_block or self.lead is None or self.over:
+            return False
         last = self.lead[0]
         needed = sum(1 for s in range(self.players) if self.hands[s] and s != last)
-        if len(self.hands[last]) == 1 and self.passes + 1 == needed and self.can_beat(seat):
-            raise MoveError("must_block", "把一的人就等你这一家了，你能管就必须管（把一必拦）")
+        return len(self.hands[last]) == 1 and self.passes + 1 == needed
+
+    def baopei_risk(self) -> bool:
+        """S-4 包赔 may follow the next play: 包赔 is on, the player to act may play a
+        single (leading, or following a single) and the next player holds one card. Public
+        (no hand is read)."""
+        if not self.rules.baopei or self.over or not self.hands[self.turn]:
+            return False
+        following = self.lead_reading()
+        if following is not None and following.kind != "single":
+            return False
+        after = self.next_active(self.turn)
+        return after != self.turn and len(self.hands[after]) == 1
 
     def can_beat(self, seat: int) -> bool:
         """Whether ``seat`` holds a legal play that beats the play on the table."""
@@ -143,12 +177,12 @@ class SGame(ClimbingGame):
         """S-4: announce 把一 (one card left)."""
         return 1 if left == 1 else None
 
-    def play(self, seat: int, cards: Sequence[int], kind_hint: str | None = None) -> Move:
-        """As :meth:`ClimbingGame.play`, tracking 包赔 (S-4): a single that is not the
-        player's highest while the next player holds one card."""
+    def place_play(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
+        """As :meth:`ClimbingGame.place_play`, tracking 包赔 (S-4): a single that is not
+        the player's highest while the next player holds one card."""
         hand_before = list(self.hands[seat])
         trick_before = self.lead
-        move = ClimbingGame.play(self, seat, cards, kind_hint)
+        move = ClimbingGame.place_play(self, seat, cards, reading)
         if trick_before is None:
             self.watch = None  # a new trick began
         if self.over:
@@ -212,11 +246,11 @@ class SGame(ClimbingGame):
         """The whole state as plain JSON-able data."""
         return {**self.base_json(), "rules": self.rules.to_json(), "seed": self.seed,
                 "dealer": self.dealer, "aside": list(self.aside), "watch": self.watch,
-                "baopei": self.baopei}
+                "baopei": self.baopei, "lead_by": self.lead_by}
 
     @classmethod
     def from_json(cls, data: dict) -> SGame:
         """Inverse of :meth:`to_json`."""
         return cls(**cls.base_fields(data), rules=SRules.from_json(data["rules"]),
                    seed=int(data["seed"]), dealer=int(data["dealer"]), aside=list(data["aside"]),
-                   watch=data["watch"], baopei=data["baopei"])
+                   watch=data["watch"], baopei=data["baopei"], lead_by=data.get("lead_by"))

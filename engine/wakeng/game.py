@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from engine.cards import DECK_52, HEART, R4, card, rank_of
 from engine.climbing import ClimbingGame
-from engine.errors import MoveError
-from engine.readings import Reading
-from engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
+from engine.errors import MoveError, hand_error
+from engine.readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
+from engine.wakeng.rules import SCORE_RANKS, WRules, beats, bury_multiplier, classify, forced_three
 
 DIGGER = "digger"
 FARMER = "farmer"
@@ -165,25 +165,33 @@ class WGame(ClimbingGame):
         if len(cards) != 4:
             raise MoveError("count", f"要扣 4 张牌，你写了 {len(cards)} 张")
         if len(set(cards)) != 4:
-            raise MoveError("not_held", "同一张牌写了两次")
+            raise hand_error("not_held", "同一张牌写了两次")
         if not set(cards) <= set(self.hands[seat]):
-            raise MoveError("not_held", "你的手牌里没有这些牌")
+            raise hand_error("not_held", "你的手牌里没有这些牌")
         self.buried = sorted(cards)
         self.hands[seat] = sorted([c for c in self.hands[seat] if c not in self.buried] + self.bottom)
         self.phase = "play"
         self.turn = self.first if self.rules.shaanxi else seat  # W-5; W-7 ♥4 leads
         return self.buried
 
-    def lowest_four(self, seat: int) -> list[int]:
-        """The 4 lowest cards of ``seat`` by this rule set's ranking (bury timeout)."""
+    def timeout_bury(self, seat: int) -> list[int]:
+        """The 4 cards buried for ``seat`` when time runs out (W-3): the lowest by this
+        rule set's ranking, without a 5, 10 or K while the hand has other cards — each of
+        those doubles the stakes (W-6). 陕西 has no multiplier (W-7): the 4 lowest."""
         weight = self.rules.rank_order()
-        return sorted(self.hands[seat], key=lambda c: (weight[rank_of(c)], c))[:4]
+        scoring = () if self.rules.shaanxi else SCORE_RANKS
+        return sorted(self.hands[seat], key=lambda c: (rank_of(c) in scoring, weight[rank_of(c)], c))[:4]
 
     def bury_timeout(self) -> list[int]:
-        """The digger ran out of time: bury the 4 lowest cards."""
-        return self.bury(self.digger, self.lowest_four(self.digger))
+        """The digger ran out of time: bury :meth:`timeout_bury`."""
+        return self.bury(self.digger, self.timeout_bury(self.digger))
 
     # ---- the shared trick machinery ------------------------------------------------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """挖坑's type names (W-4, G-5): 单顺 / 双顺 / 三顺 / 炸弹; 陕西 连牌 / 对子连牌 / 四条 (W-7)."""
+        return WAKENG_SHAANXI if self.rules.shaanxi else WAKENG
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """W-4 / W-7 readings."""
         return classify(cards, self.rules)

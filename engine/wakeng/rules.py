@@ -104,7 +104,7 @@ SCHEMA = Schema("挖坑", (
     Setting("挖坑规则", "ruleset", "choice", "标准",
             "标准：2 最大、有炸弹、底牌 5/10/K 翻倍；陕西：3 最大、连牌只用 4…K、无炸弹和三顺、♥4 先叫先出、无翻倍",
             "W-7", choices=("标准", "陕西")),
-    Setting("私聊限时", "prompt_seconds", "int", 45, "挖坑者私聊扣底的秒数，超时自动扣最小的 4 张", "W-3",
+    Setting("私聊限时", "prompt_seconds", "int", 45, "挖坑者私聊扣底的秒数，超时自动扣最小的 4 张（尽量不扣 5、10、K）", "W-3",
             low=10, high=600),
 ))
 """The group settings of 挖坑 (RULES.md W), as ``/规则`` and ``/设置`` show them."""

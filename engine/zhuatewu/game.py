@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import DECK_54, RA, rank_of
-from engine.climbing import ClimbingGame
-from engine.errors import MoveError
-from engine.readings import Reading
+from engine.climbing import ClimbingGame, carried_seat
+from engine.errors import MoveError, hand_error
+from engine.readings import ZHUATEWU, Reading, Vocabulary
 from engine.zhuatewu.rules import ZRules, beats, classify
 
 SPY = "spy"
@@ -55,6 +55,7 @@ class ZGame(ClimbingGame):
     exchanges: list[dict] = field(default_factory=list)
     declared: list[str | None] = field(default_factory=list)
     leader: int | None = None
+    lead_by: str | None = None
 
     # ---- creation ----------------------------------------------------------------------
     @classmethod
@@ -65,16 +66,19 @@ class ZGame(ClimbingGame):
 
         ``previous`` — :meth:`next_game_info` of the previous game at this table (same
         seats): its first player out deals (Z-1) and, by the 后续首出 setting, leads (Z-5);
-        its result decides the tribute. ``dealer`` / ``leader`` override those choices
-        (``None``: a first game draws the dealer from the seed and applies 首出). Raises
-        ``ValueError`` for a player count other than 3 or 4.
+        its result decides the tribute. ``previous["seat_map"]`` (optional) maps each seat
+        of the previous game to its seat now, ``None`` for a player who left: tribute then
+        moves only between players who played both games, and a player who left neither
+        deals nor leads. ``dealer`` / ``leader`` override those choices (``None``: a first
+        game draws the dealer from the seed and applies 首出). Raises ``ValueError`` for a
+        player count other than 3 or 4.
         """
         if players not in (3, 4):
             raise ValueError("抓特务 needs 3 or 4 players")
         rng = random.Random(seed)
         deck = list(DECK_54)
         rng.shuffle(deck)
-        first_out = previous["out"][0] if previous and previous.get("out") else None
+        first_out = carried_seat(previous, previous["out"][0]) if previous and previous.get("out") else None
         if dealer is None:
             dealer = first_out if first_out is not None else rng.randrange(players)
         hands: list[list[int]] = [[] for _ in range(players)]
@@ -85,14 +89,17 @@ class ZGame(ClimbingGame):
         spy_cards = list(rules.spy_cards_for(players))
         roles = [SPY if any(c in h for c in spy_cards) else CIVILIAN for h in hands]
         lead_rule = rules.later_lead if previous else rules.first_lead
+        lead_by = None
         if leader is None:
+            lead_by = "card"
             if lead_rule == "庄家":
-                leader = dealer
+                leader, lead_by = dealer, "dealer"
             elif lead_rule == "上局头游" and first_out is not None:
-                leader = first_out
+                leader, lead_by = first_out, "first_out"
         game = cls(players=players, rules=rules, seed=seed, dealer=dealer, hands=hands,
                    spy_cards=spy_cards, roles=roles, turn=dealer, stakes=[1] * players,
-                   played=[False] * players, declared=[None] * players, leader=leader)
+                   played=[False] * players, declared=[None] * players, leader=leader,
+                   lead_by=lead_by)
         game._give_tribute(previous)
         game.phase = "tribute"
         game._advance()
@@ -122,6 +129,11 @@ class ZGame(ClimbingGame):
         return self.players == 4 and len(self.spies()) == 1
 
     # ---- the game's rules in the shared trick machinery (Z-4, Z-6, Z-7) --------------------
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """抓特务's type names (Z-4, G-5): 飞机 is 三连."""
+        return ZHUATEWU
+
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """Z-4 readings."""
         return classify(cards, self.rules)
@@ -160,10 +172,10 @@ class ZGame(ClimbingGame):
         """Z-8: ``(giver, receiver, count)`` in giving order from the previous game's
         roles, finishing order, outcome and stakes. Empty after a draw."""
         roles, out, outcome = previous["roles"], list(previous["out"]), previous["outcome"]
-        stakes = previous.get("stakes") or [1] * self.players
+        stakes = previous.get("stakes") or [1] * len(roles)
         if outcome not in (SPY, CIVILIAN):
             return []
-        order = out + [s for s in range(self.players) if s not in out]  # finishing order
+        order = out + [s for s in range(len(roles)) if s not in out]  # finishing order
         spies = [s for s in order if roles[s] == SPY]
         civilians = [s for s in order if roles[s] == CIVILIAN]
         if len(spies) == 1:
@@ -178,7 +190,8 @@ class ZGame(ClimbingGame):
         weight = self.rules.rank_order()
 
         def top(seat: int) -> int:
-            allowed = self.tribute_allowed(seat)
+            now = carried_seat(previous, seat)
+            allowed = self.tribute_allowed(now) if now is not None else []
             return weight[rank_of(allowed[0])] if allowed else -1
 
         losers.sort(key=top, reverse=True)  # stable: ties keep finishing order
@@ -191,7 +204,10 @@ class ZGame(ClimbingGame):
     def _give_tribute(self, previous: dict | None) -> None:
         if not previous:
             return
-        for giver, receiver, count in self._plan_tribute(previous):
+        for old_giver, old_receiver, count in self._plan_tribute(previous):
+            giver, receiver = carried_seat(previous, old_giver), carried_seat(previous, old_receiver)
+            if giver is None or receiver is None:
+                continue  # a player who left neither pays nor receives
             given = self.tribute_allowed(giver)[:count]
             self._move_cards(giver, receiver, given)
             self.exchanges.append({"giver": giver, "receiver": receiver, "count": len(given),
@@ -224,10 +240,10 @@ class ZGame(ClimbingGame):
         if len(cards) != exchange["count"]:
             raise MoveError("count", f"要还 {exchange['count']} 张牌")
         if len(set(cards)) != len(cards) or not set(cards) <= set(self.hands[seat]):
-            raise MoveError("not_held", "你的手牌里没有这些牌")
+            raise hand_error("not_held", "你的手牌里没有这些牌")
         allowed = set(self.tribute_allowed(seat))
         if not set(cards) <= allowed:
-            raise MoveError("not_allowed", "不能还 A，也不能还特务牌")
+            raise hand_error("not_allowed", "不能还 A，也不能还特务牌")
         self._settle(exchange, cards)
         self._advance()
         return exchange
@@ -309,12 +325,22 @@ class ZGame(ClimbingGame):
             first = self.rules.first_lead_card()
             self.turn = next(s for s, h in enumerate(self.hands) if first in h)
 
+    def declarations_public(self) -> bool:
+        """G-4 / Z-9: the answers are revealed together, once every spy has answered or
+        timed out (the declare phase is over); until then none of them is public."""
+        return self.phase == "play" or self.over
+
     def open_seats(self) -> list[int]:
-        """Spies playing with the hand shown (明牌, Z-9)."""
+        """Spies playing with the hand shown (明牌, Z-9); none while declaring."""
+        if not self.declarations_public():
+            return []
         return [s for s in range(self.players) if self.declared[s] == "明牌"]
 
     def declared_spies(self) -> list[int]:
-        """Spies who declared (明 or 明牌) — public knowledge."""
+        """Spies who declared (明 or 明牌) — public knowledge once declaring is over
+        (G-4); none while declaring."""
+        if not self.declarations_public():
+            return []
         return [s for s in range(self.players) if self.declared[s] in ("明", "明牌")]
 
     def next_game_info(self) -> dict:
@@ -392,7 +418,7 @@ class ZGame(ClimbingGame):
             **self.base_json(), "rules": self.rules.to_json(), "seed": self.seed,
             "dealer": self.dealer, "spy_cards": list(self.spy_cards), "roles": list(self.roles),
             "stakes": list(self.stakes), "exchanges": [dict(e) for e in self.exchanges],
-            "declared": list(self.declared), "leader": self.leader,
+            "declared": list(self.declared), "leader": self.leader, "lead_by": self.lead_by,
         }
 
     @classmethod
@@ -404,4 +430,5 @@ class ZGame(ClimbingGame):
             spy_cards=list(data["spy_cards"]), roles=list(data["roles"]),
             stakes=list(data["stakes"]), exchanges=[dict(e) for e in data["exchanges"]],
             declared=list(data["declared"]), leader=data["leader"],
+            lead_by=data.get("lead_by"),
         )

@@ -27,6 +27,7 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
+import plugins.paizhuo.guard  # noqa: E402,F401  (ignores the bot's own messages)
 from plugins.paizhuo import accounts, actions, matchers, messaging  # noqa: E402,F401  (registers the matchers)
 
 driver = get_driver()
@@ -35,7 +36,7 @@ driver = get_driver()
 @driver.on_startup
 async def _start_store() -> None:
     config = get_plugin_config(Config)
-    store = Store(config.database_url)
+    store = Store(config.database_url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
     REGISTRY.store = store
     logger.info("牌桌: database ready; each bot account's tables are resumed when it connects")
@@ -62,3 +63,12 @@ async def _one_account_answers(bot: AnyBot, event: Event) -> None:
     await accounts.ensure_restored(bot)
     if not await accounts.handles(bot, event):
         raise IgnoredException("another bot account handles this message")
+
+
+@driver.on_shutdown
+async def _stop_store() -> None:
+    actions.cancel_timers()
+    messaging.stop_queues()
+    if REGISTRY.store is not None:
+        await REGISTRY.store.close()
+        REGISTRY.store = None

@@ -178,7 +178,9 @@ async def _restore(bot: Bot) -> None:
     from plugins.paizhuo import actions
 
     store = REGISTRY.require_store()
-    if await store.unowned_live():
+    # Rows without an account whose tables this process already holds are adopted by
+    # the account that serves them (``bot_for``, ``handles``): only the others are claimed.
+    if [g for g in await store.unowned_live() if g not in REGISTRY.tables]:
         groups = await group_list(bot)
         claimed = await store.claim_live(bot.self_id, groups)
         if claimed:

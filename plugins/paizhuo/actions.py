@@ -3,6 +3,14 @@ messages to send), with the table lock held while the state changes and released
 anything is sent. Also the private-answer deadlines (timers) of every table.
 
 Data flows one way: command → engine move → new state → saved → messages.
+
+Save before effect: every change of a table runs through :func:`run_locked`. A change
+counts only once its save committed; when the store raises, the table (and the registry's
+indexes) go back to the last saved state, the change's messages are dropped, the actor is
+told :data:`NOT_APPLIED` and the cause is logged. A timer whose save failed retries later
+(backoff). A finished game's record and end message are written in one transaction; the
+end message is marked announced once sent, and any not sent (a crash, no bot connected)
+is sent when a bot connects.
 """
 
 from __future__ import annotations
@@ -19,17 +27,34 @@ from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
 from db.store import LiveTableTaken
 from engine.errors import MoveError
-from engine.settings import SettingError
+from engine.settings import Setting, SettingError
 from plugins.paizhuo import accounts
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
-from plugins.paizhuo.games.base import Say, SeatView
+from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import Outgoing, deliver, group, plain, private
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from plugins.paizhuo.pictures import end_summary, picture, pictures_on
+from plugins.paizhuo.tables import (
+    FINISHED,
+    PLAYING,
+    REGISTRY,
+    WAITING,
+    SaveFailed,
+    Table,
+    message_from_json,
+    now_utc,
+)
 
 JOIN_HINT = "发送 /加入 入座"
 NO_TABLE = "本群还没有牌桌，发送 /开局 <游戏> 开一桌（抓特务 / 挖坑 / 手把一，/帮助 查看用法）。"
 OTHER_TABLE = "你已经在另一个群的牌桌上了，先在那边 /退出 或打完。"
+NOT_APPLIED = "没有生效，请重试。"
+"""Reply to a command whose change could not be saved."""
+RESTART_PREFIX = "机器人重启前这局已结束：\n"
+RECONNECT_PREFIX = "机器人掉线时这局已结束：\n"
+_STARTED_AT = now_utc()
+_in_flight: set[str] = set()
+"""Games whose end message is being sent by the change that finished them."""
 
 
 def reply(group_id: str, user_id: str, text: str) -> Outgoing:
@@ -38,17 +63,38 @@ def reply(group_id: str, user_id: str, text: str) -> Outgoing:
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
-    """An adapter's :class:`Say` list as messages to the group and the seated users."""
-    return [group(table.group_id, s.message) if s.seat is None
-            else private(table.seats[s.seat].user_id, s.message, table.group_id) for s in says]
+    """An adapter's :class:`Say` list as messages to the group and the seated users
+    (computer players get no private messages). Once no secret phase runs, its group
+    messages release held failure notices (G-4)."""
+    release = table.engine is None or not table.adapter.secret_phase(table.engine)
+    return [group(table.group_id, s.message, release) if s.seat is None
+            else private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
+            for s in says if s.seat is None or not is_computer(table.seats[s.seat].user_id)]
 
 
 async def run_locked(bot: Bot | None, table: Table,
-                     change: Callable[[], Awaitable[list[Outgoing]]]) -> None:
+                     change: Callable[[], Awaitable[list[Outgoing]]],
+                     failed: Outgoing | None = None) -> bool:
     """Apply ``change`` under the table's lock, then send its messages in order without
-    holding the lock (the send lock keeps one table's messages in command order)."""
+    holding the lock (the send lock keeps one table's messages in command order).
+
+    ``change`` saves what it changed before it returns. When it raises (a failed save,
+    :class:`SaveFailed`, or anything else) the change does not count: the table goes
+    back to its last saved state, its messages are dropped, ``failed`` (the actor's
+    :data:`NOT_APPLIED` reply, ``None`` for a timer) is sent instead, the cause is logged
+    and the table's timer is re-armed with a backoff. Returns whether the change counted.
+    End messages the change produced are marked announced once sent."""
     async with table.lock:
-        outs = await change()
+        registered = REGISTRY.get(table.group_id) is table
+        try:
+            outs = await change()
+            ok = True
+        except Exception as err:  # noqa: BLE001 - any failure: undo, tell, log
+            undo(table, registered, err)
+            outs = [failed] if failed is not None else []
+            ok = False
+        announcing, table.announcing = table.announcing, []
+        _in_flight.update(uid for uid, _ in announcing)
         await table.send_lock.acquire()
     try:
         if bot is not None:
@@ -57,6 +103,39 @@ async def run_locked(bot: Bot | None, table: Table,
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
     finally:
         table.send_lock.release()
+        for uid, out in announcing:
+            if out.sent:
+                await mark_announced(uid)
+            _in_flight.discard(uid)
+    return ok
+
+
+def undo(table: Table, registered: bool, err: BaseException) -> None:
+    """A change failed: back to the last saved state (caller holds the lock); log the
+    cause; re-arm the timer after a backoff."""
+    table.announcing = []
+    if isinstance(err, SaveFailed):
+        cause = err.__cause__ or err
+        logger.error(f"event=save_failed group={table.group_id} game={table.game} "
+                     f"table={table.uid or '-'} cause={cause!r}: the change was undone")
+    else:
+        logger.opt(exception=err).error(f"event=change_failed group={table.group_id} "
+                                        f"game={table.game}: the change was undone")
+    if table.saved is None:  # never saved (opening the table failed): it does not exist
+        REGISTRY.reinstate(table, registered=False)
+        return
+    table.revert()
+    REGISTRY.reinstate(table, registered)
+    table.save_failed()
+    schedule(table)
+
+
+async def mark_announced(uid: str) -> None:
+    """Best effort: a failed mark only means the end message is sent again later."""
+    try:
+        await REGISTRY.require_store().mark_announced(uid)
+    except Exception as err:  # noqa: BLE001
+        logger.warning(f"event=mark_announced_failed uid={uid} cause={err!r}")
 
 
 async def can_message_privately(bot: Bot, user_id: str) -> bool:
@@ -110,9 +189,12 @@ def schedule(table: Table) -> None:
     old = _timers.pop(table.group_id, None)
     if old is not None and old is not asyncio.current_task():
         old.cancel()
-    times = [t for t in (table.remind_at, table.deadline) if t is not None]
+    times = [t for t in (table.remind_at, table.deadline, table.computer_at) if t is not None]
     if times and REGISTRY.get(table.group_id) is table:
-        _timers[table.group_id] = asyncio.create_task(_fire(table, min(times)))
+        when = min(times)
+        if table.retry_at is not None and table.retry_at > when:
+            when = table.retry_at  # the last save failed: retry later, never spin
+        _timers[table.group_id] = asyncio.create_task(_fire(table, when))
 
 
 def cancel_timers() -> None:
@@ -144,6 +226,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
     if REGISTRY.get(table.group_id) is not table:
         return []
     now = now_utc()
+    if table.computer_at is not None and now >= table.computer_at and table.playing:
+        return await _computers_act(table)
     if table.remind_at is not None and now >= table.remind_at and (
             table.deadline is None or now < table.deadline):
         table.remind_at = None
@@ -178,7 +262,8 @@ async def _on_time(table: Table) -> list[Outgoing]:
         says += adapter.auto_move(table.engine, table.seats, seat, "托管")
         log_event(table, "auto_move", seat)
     else:
-        says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        simple = table.setting("timeout_play") == "简单"
+        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:
@@ -189,18 +274,74 @@ async def _on_time(table: Table) -> list[Outgoing]:
     return await _commit(table, says_to_outs(table, says))
 
 
-async def _commit(table: Table, outs: list[Outgoing]) -> list[Outgoing]:
-    """After an accepted change: record the game if it is over, re-arm the timers, save
-    (before anything is sent) and return the messages with the end message added."""
+def _auto_passes(table: Table) -> list[Outgoing]:
+    """要不起自动过: while the human to act cannot beat the table, pass for them at once
+    (G-3) and say so. Computer players and players in 托管 decide for themselves."""
     adapter = table.adapter
+    says: list[Say] = []
+    while not adapter.is_over(table.engine) and adapter.cannot_beat(table.engine):
+        seat = adapter.acting_seat(table.engine)
+        user = table.seats[seat].user_id
+        if is_computer(user) or user in table.auto:
+            break
+        says += adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+        log_event(table, "auto_pass", seat)
+    return says_to_outs(table, says)
+
+
+async def _computers_act(table: Table) -> list[Outgoing]:
+    """Every computer player the game waits for acts (under the lock), through the same
+    engine calls, save and announcement as a human's move."""
+    adapter = table.adapter
+    table.computer_at = None
+    secret = adapter.secret_phase(table.engine)
+    says: list[Say] = []
+    for seat in adapter.waiting_seats(table.engine):
+        if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
+            continue
+        snapshot = adapter.dump(table.engine)
+        try:
+            says += adapter.computer_turn(table.engine, table.seats, seat)
+        except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
+            logger.exception(f"computer move failed group={table.group_id} seat={seat}")
+            table.engine = adapter.load(snapshot)
+            if adapter.prompt_seconds(table.engine):
+                says += adapter.timeout(table.engine, table.seats)
+            elif adapter.acting_seat(table.engine) == seat:
+                says += adapter.auto_move(table.engine, table.seats, seat, "超时")
+        log_event(table, "computer_move", seat)
+    keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
+    return await _commit(table, says_to_outs(table, says), keep)
+
+
+async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False) -> list[Outgoing]:
+    """After an accepted change: record the game if it is over, re-arm the timers, save
+    (before anything is sent) and return the messages with the end message added.
+    ``keep_deadline``: the change happened within a secret phase, whose time limit must
+    not move (G-4: it would tell that someone answered)."""
+    adapter = table.adapter
+    if table.playing and table.setting("auto_pass"):
+        outs += _auto_passes(table)
     if table.playing and adapter.is_over(table.engine):
-        await REGISTRY.record_finished(table)
-        log_event(table, "finished")
-        outs.append(group(table.group_id, adapter.end(table.engine, table.seats) + MessageSegment.text(
-            "\n发送 /继续 开下一局（全员发送后开始），/退出 离桌。")))
+        uid, message, number = await REGISTRY.record_finished(table)
+        log_event(table, "finished", number=number)
+        if number:
+            message = message + MessageSegment.text(f"\n本群第 {number} 局，/对局 {number} 查看复盘。")
+        end = group(table.group_id, message)
+        outs.append(end)
+        table.announcing.append((uid, end))
+        if pictures_on():
+            outs.append(end_summary(adapter, table.engine, table.seats, table.group_id, number))
+        if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
+            schedule(table)
+            return outs
     else:
-        table.rearm()
+        if not keep_deadline:
+            table.rearm()
         await REGISTRY.save(table)
+        if table.setting("picture_table") and pictures_on():
+            outs.append(picture("group", table.group_id,
+                                adapter.table(table.engine, table.seats).extract_plain_text()))
     schedule(table)
     return outs
 
@@ -227,7 +368,7 @@ async def start_game(table: Table) -> list[Outgoing]:
     the start messages, hands and prompts. Caller holds the table lock."""
     table.settings = await group_settings(table.group_id, table.adapter)
     table.engine = table.adapter.new_game(len(table.seats), table.settings, deal_seed(table),
-                                          table.previous)
+                                          table.carried_previous())
     table.status = PLAYING
     table.ready = []
     table.games += 1
@@ -274,26 +415,62 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
     if out is not None:
         await deliver(bot, [out])
         return
-    async with table.lock:
+
+    async def change() -> list[Outgoing]:
         table.settings = settings
         table.rearm()
         try:
             await REGISTRY.save(table)
-        except LiveTableTaken:
-            # Another account (another process) opened a table here a moment ago.
+        except SaveFailed as err:
+            if not isinstance(err.__cause__, LiveTableTaken):
+                raise
+            # Another account (another process) opened a table here a moment ago: this
+            # one never existed (nothing was written).
             async with REGISTRY.guard:
                 REGISTRY.remove(table)
-            await deliver(bot, [reply(group_id, user_id, f"本群已有一桌，{JOIN_HINT}，或等这桌结束。")])
-            return
+            log_event(table, "open_refused", 0, owner=err.__cause__.account)
+            return [reply(group_id, user_id, f"本群已有一桌，{JOIN_HINT}，或等这桌结束。")]
         schedule(table)
-    log_event(table, "open", 0, size=size)
-    how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
-    await deliver(bot, [group(group_id, f"{name} 开了一桌{adapter.name}（{how}），"
-                                        f"{JOIN_HINT}。\n座位：{seat_list(table)}")])
+        log_event(table, "open", 0, size=size)
+        how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
+        return [group(group_id, f"{name} 开了一桌{adapter.name}（{how}），"
+                                f"{JOIN_HINT}。\n座位：{seat_list(table)}")]
+
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
+
+
+def open_seats(table: Table) -> bool:
+    """Whether a newcomer may sit down: before the first deal, or between games after a
+    player left (a fixed-size table is then short of players) or in a computer player's
+    seat."""
+    if table.status == WAITING:
+        return True
+    return table.status == FINISHED and (
+        len(table.seats) < capacity(table) or len(table.humans()) < len(table.seats))
+
+
+def ready_to_deal(table: Table) -> bool:
+    """Between games: every seated player sent ``/继续`` (a newcomer counts as ready) and
+    the table is full again (an open-ended 手把一 table needs 2 or more)."""
+    if any(s.user_id not in table.ready for s in table.seats):
+        return False
+    return len(table.seats) >= 2 if not table.size else len(table.seats) == table.size
+
+
+def between_games_status(table: Table) -> str:
+    """Who the table waits for between games: seats to fill and players to send /继续."""
+    parts = []
+    if table.size and len(table.seats) < table.size:
+        parts.append(f"还差 {table.size - len(table.seats)} 人（{JOIN_HINT}）")
+    waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
+    if waiting:
+        parts.append(f"等 /继续：{waiting}")
+    return "；".join(parts)
 
 
 async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
-    """``/加入``: take a seat; the game starts by itself when the seats are full."""
+    """``/加入``: take a seat; the game starts by itself when the seats are full. Between
+    games a newcomer takes a seat left free (and counts as ready for the next game)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
@@ -301,36 +478,148 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
     if table.seat_of(user_id) is not None:
         await deliver(bot, [reply(group_id, user_id, "你已经在这桌了。")])
         return
-    if table.status != WAITING:
-        await deliver(bot, [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")])
+    if not open_seats(table):
+        await deliver(bot, [reply(group_id, user_id, full_text(table))])
         return
     if not await can_message_privately(bot, user_id):
         await deliver(bot, [reply(group_id, user_id, not_friend_text())])
         return
 
     async def change() -> list[Outgoing]:
-        if REGISTRY.get(group_id) is not table or table.status != WAITING:
-            return [reply(group_id, user_id, "这桌已经开始了，等下一桌吧。")]
+        if REGISTRY.get(group_id) is not table or not open_seats(table):
+            return [reply(group_id, user_id, full_text(table))]
         if table.seat_of(user_id) is not None:
             return [reply(group_id, user_id, "你已经在这桌了。")]
+        replaced, joined = None, name
         if len(table.seats) >= capacity(table):
-            return [reply(group_id, user_id, "这桌已经坐满了。")]
+            computers = [i for i, s in enumerate(table.seats) if is_computer(s.user_id)]
+            if table.status != FINISHED or not computers:
+                return [reply(group_id, user_id, "这桌已经坐满了。")]
+            replaced = computers[-1]
         async with REGISTRY.guard:
             if REGISTRY.table_of_user(user_id) is not None:
                 return [reply(group_id, user_id, OTHER_TABLE)]
-            table.seats.append(SeatView(user_id, name))
+            if replaced is None:
+                table.seats.append(SeatView(user_id, name))
+            else:
+                gone = table.seats[replaced].user_id
+                table.ready = [u for u in table.ready if u != gone]
+                table.seats[replaced] = SeatView(user_id, name)
+                joined = f"{name} 替下 {computer_name(gone)}"
             REGISTRY.by_user[user_id] = group_id
-        outs = [group(group_id, f"{name} 入座。座位：{seat_list(table)}")]
-        log_event(table, "join", len(table.seats) - 1)
-        if len(table.seats) == capacity(table):
-            outs += await start_game(table)
+        log_event(table, "join", table.seat_of(user_id))
+        if table.status == FINISHED:
+            table.ready.append(user_id)
+            if ready_to_deal(table):
+                return [group(group_id, f"{joined} 入座。")] + await start_game(table)
+            outs = [group(group_id, f"{joined} 入座。座位：{seat_list(table)}\n"
+                                    f"{between_games_status(table)}")]
         else:
-            table.rearm()
-            await REGISTRY.save(table)
-            schedule(table)
+            outs = [group(group_id, f"{joined} 入座。座位：{seat_list(table)}")]
+            if len(table.seats) == capacity(table):
+                return outs + await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
         return outs
 
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
+
+
+def full_text(table: Table) -> str:
+    """Why a newcomer cannot sit down now."""
+    if table.playing:
+        return "这桌正在打，等这局结束、有人 /退出 后再 /加入。"
+    return "这桌已经坐满了。"
+
+
+async def add_computers(bot: Bot, group_id: str, user_id: str, arg: str, is_manager: bool) -> None:
+    """``/加机器人 [n]``: seat ``n`` (default 1) computer players 电脑1, 电脑2 … before the
+    start or between games (the opener, a group admin/owner or a SUPERUSER); the game
+    starts as usual when the seats are full."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+    text = unicodedata.normalize("NFKC", arg).strip()
+    count = int(CN_NUMBERS.get(text, text)) if text in CN_NUMBERS or text.isdigit() else None
+    if count is None or count < 1:
+        await deliver(bot, [reply(group_id, user_id, "用法：/加机器人 [人数]，例如 /加机器人 2。")])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以加机器人。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能加机器人；等这局结束再加。")]
+        free = capacity(table) - len(table.seats)
+        if free <= 0:
+            return [reply(group_id, user_id, "这桌已经坐满了。")]
+        if count > free:
+            return [reply(group_id, user_id, f"这桌只剩 {free} 个空位。")]
+        taken = {s.user_id for s in table.seats}
+        added = []
+        n = 1
+        while len(added) < count:
+            uid = f"{COMPUTER_PREFIX}{n}"
+            if uid not in taken:
+                table.seats.append(SeatView(uid, computer_name(uid)))
+                added.append(computer_name(uid))
+                if table.status == FINISHED:
+                    table.ready.append(uid)
+            n += 1
+        log_event(table, "computers_in", count=count)
+        line = f"{'、'.join(added)} 入座（电脑玩家）。"
+        if table.status == WAITING and len(table.seats) == capacity(table):
+            return [group(group_id, line)] + await start_game(table)
+        if table.status == FINISHED and ready_to_deal(table):
+            return [group(group_id, line)] + await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        status = between_games_status(table) if table.status == FINISHED else ""
+        return [group(group_id, f"{line}座位：{seat_list(table)}" + (f"\n{status}" if status else ""))]
+
     await run_locked(bot, table, change)
+
+
+async def remove_computers(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
+    """``/踢机器人``: every computer player leaves (before the start or between games)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以请机器人离座。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能请机器人离座；等这局结束。")]
+        gone = [s for s in table.seats if is_computer(s.user_id)]
+        if not gone:
+            return [reply(group_id, user_id, "这桌没有电脑玩家。")]
+        table.seats = [s for s in table.seats if not is_computer(s.user_id)]
+        table.ready = [u for u in table.ready if not is_computer(u)]
+        names = "、".join(s.name for s in gone)
+        log_event(table, "computers_out", count=len(gone))
+        if not table.seats:
+            async with REGISTRY.guard:
+                await REGISTRY.close(table)
+            schedule(table)
+            return [group(group_id, f"{names} 离座，牌桌已关闭。")]
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        status = between_games_status(table) if table.status == FINISHED else ""
+        return [group(group_id, f"{names} 离座。座位：{seat_list(table)}" + (f"\n{status}" if status else ""))]
+
+    await run_locked(bot, table, change)
+
+
+CN_NUMBERS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "": 1}
+"""``/加机器人`` counts written in Chinese (and no count = 1)."""
 
 
 async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
@@ -351,11 +640,13 @@ async def start_now(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "至少 2 人才能开始。")]
         return await start_game(table)
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/继续``: after a game, every seated player agrees to the next one (same seats)."""
+    """``/继续``: after a game, every seated player agrees to the next one; it is dealt
+    when everyone has and the seats are full again (a player who left is replaced by a
+    newcomer's ``/加入``)."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
@@ -366,57 +657,98 @@ async def continue_table(bot: Bot, group_id: str, user_id: str) -> None:
             return [reply(group_id, user_id, "现在不是两局之间，不用 /继续。")]
         if user_id not in table.ready:
             table.ready.append(user_id)
-        if len(table.ready) < len(table.seats):
-            table.rearm()
-            await REGISTRY.save(table)
-            schedule(table)
-            waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-            me = table.seats[table.seat_of(user_id) or 0].name
-            return [group(group_id, f"{me} 准备好了（{len(table.ready)}/{len(table.seats)}），还等：{waiting}")]
-        return await start_game(table)
+        if ready_to_deal(table):
+            return await start_game(table)
+        table.rearm()
+        await REGISTRY.save(table)
+        schedule(table)
+        me = table.seats[table.seat_of(user_id) or 0].name
+        ready = sum(1 for s in table.seats if s.user_id in table.ready)
+        return [group(group_id, f"{me} 准备好了（{ready}/{table.size or len(table.seats)}），"
+                                f"{between_games_status(table)}")]
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def leave_table(bot: Bot, group_id: str, user_id: str) -> None:
-    """``/退出``: leave before the start (the last one out closes the table), or between
-    games (the table closes)."""
+    """``/退出``: leave before the start or between games; only that seat is freed (the
+    last one out closes the table). Not during a game."""
     table = REGISTRY.get(group_id)
     if table is None or table.seat_of(user_id) is None:
         await deliver(bot, [reply(group_id, user_id, "你不在本群的牌桌上。")])
         return
 
     async def change() -> list[Outgoing]:
-        seat = table.seat_of(user_id)
-        if REGISTRY.get(group_id) is not table or seat is None:
+        if REGISTRY.get(group_id) is not table or table.seat_of(user_id) is None:
             return [reply(group_id, user_id, "你不在本群的牌桌上。")]
         if table.playing:
             return [reply(group_id, user_id, "牌局进行中，不能退出；可请开局人或管理员发送 /结束。")]
-        name = table.seats[seat].name
-        if table.status == FINISHED:
-            async with REGISTRY.guard:
-                await REGISTRY.close(table)
-            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
-        table.seats.pop(seat)
-        async with REGISTRY.guard:
-            REGISTRY.unseat(table, user_id)
-        if not table.seats:
-            await REGISTRY.close(table)
-            return [group(group_id, f"{name} 退出，牌桌已关闭。")]
-        if table.opener == user_id:
-            table.opener = table.seats[0].user_id
-        table.rearm()
-        await REGISTRY.save(table)
-        schedule(table)
-        log_event(table, "leave", extra_user=user_id)
-        return [group(group_id, f"{name} 退出。座位：{seat_list(table)}")]
+        return await _unseat(table, user_id, "退出")
+
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
+
+
+async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
+                      is_manager: bool) -> None:
+    """``/踢 @某人``: the opener, a group admin/owner or a SUPERUSER frees an absent
+    player's seat before the start or between games (never during a game)."""
+    table = REGISTRY.get(group_id)
+    if table is None:
+        await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
+        return
+    if target is None:
+        await deliver(bot, [reply(group_id, user_id, "用法：/踢 @某人（在消息里 @ 要请离的玩家）。")])
+        return
+    if not is_manager and table.opener != user_id:
+        await deliver(bot, [reply(group_id, user_id, "只有开局人、群主、管理员或超级用户可以请人离座。")])
+        return
+
+    async def change() -> list[Outgoing]:
+        if REGISTRY.get(group_id) is not table or table.seat_of(target) is None:
+            return [reply(group_id, user_id, "这个人不在本群的牌桌上。")]
+        if table.playing:
+            return [reply(group_id, user_id, "牌局进行中不能请人离座；等这局结束，或 /结束 牌局。")]
+        return await _unseat(table, target, "被请离座位")
 
     await run_locked(bot, table, change)
 
 
+async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
+    """Free ``user_id``'s seat (not during a game; caller holds the lock): the table waits
+    for a newcomer with its idle timer, or closes when nobody is left (between games: no
+    human is left). Before the start a table of computer players stays open, so an admin
+    can fill it with ``/加机器人`` and watch a game play itself."""
+    seat = table.seat_of(user_id)
+    assert seat is not None
+    name = table.seats[seat].name
+    table.seats.pop(seat)
+    if user_id in table.ready:
+        table.ready.remove(user_id)
+    async with REGISTRY.guard:
+        REGISTRY.unseat(table, user_id)
+        if not table.seats or (table.status == FINISHED and not table.humans()):
+            # Nobody left, or only computer players with nobody to play the next game.
+            await REGISTRY.close(table)
+            schedule(table)
+            log_event(table, "close", extra_user=user_id)
+            return [group(table.group_id, f"{name} {how}，牌桌已关闭。")]
+    if table.opener == user_id:
+        table.opener = table.seats[0].user_id
+    log_event(table, "leave", extra_user=user_id)
+    if table.status == FINISHED and ready_to_deal(table):
+        return [group(table.group_id, f"{name} {how}。")] + await start_game(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    schedule(table)
+    text = f"{name} {how}。座位：{seat_list(table)}"
+    if table.status == FINISHED:
+        text += f"\n{between_games_status(table)}"
+    return [group(table.group_id, text)]
+
+
 async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> None:
-    """``/结束``: close the table; a game in progress is not scored (opener, group
-    admin/owner, SUPERUSER)."""
+    """``/结束``: close the table; a game in progress is not scored and everything it hid
+    is shown (opener, group admin/owner, SUPERUSER)."""
     table = REGISTRY.get(group_id)
     if table is None:
         await deliver(bot, [reply(group_id, user_id, "本群没有牌桌。")])
@@ -429,35 +761,55 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         if REGISTRY.get(group_id) is not table:
             return [reply(group_id, user_id, "本群没有牌桌。")]
         unscored = table.playing
+        number = None
+        # a void game keeps no secret: hidden roles, hands and cards are shown (G-4)
+        shown = table.adapter.reveal(table.engine, table.seats) if unscored else ""
         async with REGISTRY.guard:
-            await REGISTRY.close(table)
+            if unscored:
+                number = await REGISTRY.record_void(table)
+            else:
+                await REGISTRY.close(table)
         schedule(table)
-        log_event(table, "end", by=user_id)
+        log_event(table, "end", by=user_id, void_number=number)
         note = "，本局不计分" if unscored else ""
-        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。")]
+        if number:
+            note += f"，记为第 {number} 局（作废），/对局 {number} 可复盘"
+        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。" + (f"\n{shown}" if shown else ""),
+                      release=True)]
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 # ---- playing ---------------------------------------------------------------------------------
+PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
+
+
+def refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
+    """The reply to a refused move (G-4): a reason that describes the player's hand
+    (``err.private``) goes to the player alone, and the group hears only that the move was
+    not accepted; any other reason is replied where the move was made."""
+    out = refuse(err.message)
+    if not err.private or out.kind != "group":
+        return [out]
+    return [refuse(PRIVATE_REASON), private(user_id, err.message, table.group_id)]
+
+
 async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | None],
                  refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
     """Apply one player action under the lock: refusals change nothing; an accepted one
     ends the player's 托管 and timeout count, and is saved (with the record when the game
-    ends) before its messages are returned. ``None`` when ``act`` did not recognise it."""
+    ends) before its messages are returned. ``None`` when ``act`` did not recognise it.
+    Raises what the engine or the save raised (:func:`run_locked` undoes the change)."""
     seat = table.seat_of(user_id)
     if REGISTRY.get(table.group_id) is not table or not table.playing or seat is None:
         return [refuse("这桌牌局已经结束了。")]
     adapter = table.adapter
-    snapshot = adapter.dump(table.engine)
+    secret = adapter.secret_phase(table.engine)
     try:
         says = act(seat)
     except MoveError as err:
-        return [refuse(err.message)]
-    except Exception:
-        table.engine = adapter.load(snapshot)
-        logger.exception(f"{what} failed group={table.group_id} seat={seat}")
-        return [refuse("出错了，这步没有生效，请重试。")]
+        return refusal(table, user_id, err, refuse)
+    # Any other exception reaches run_locked: the table goes back to its saved state.
     if says is None:
         return None
     log_event(table, what, seat)
@@ -466,7 +818,8 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
         table.auto.remove(user_id)
         says.append(Say(f"{table.seats[seat].name} 取消托管。"))
         log_event(table, "auto_off", seat)
-    return await _commit(table, says_to_outs(table, says))
+    keep = secret and adapter.secret_phase(table.engine)  # same secret phase: same time limit
+    return await _commit(table, says_to_outs(table, says), keep)
 
 
 async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
@@ -489,9 +842,9 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
             text = f"{name} 进入托管：机器人代打，发送任意出牌命令或 /托管 取消。"
         table.timeouts.pop(user_id, None)
         log_event(table, "auto_toggle", seat, on=user_id in table.auto)
-        return await _commit(table, [group(group_id, text)])
+        return await _commit(table, [group(group_id, text)], table.adapter.secret_phase(table.engine))
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None) -> None:
@@ -509,7 +862,7 @@ async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None
             lambda msg: reply(group_id, user_id, msg), kind)
         return outs or []
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
 async def answer(bot: Bot, user_id: str, text: str) -> bool:
@@ -530,8 +883,32 @@ async def answer(bot: Bot, user_id: str, text: str) -> bool:
             return []
         return outs
 
-    await run_locked(bot, table, change)
+    await run_locked(bot, table, change, private(user_id, NOT_APPLIED, table.group_id))
     return handled
+
+
+async def send_hints(bot: Bot, user_id: str) -> None:
+    """``/提示`` (group or private): privately, the suggested play and up to four other
+    legal plays as ready-to-send ``出 …`` lines, or 要不起; never in the group (G-6: from
+    what the player may know — it is their own hand)."""
+    table = REGISTRY.table_of_user(user_id)
+    if table is None or not table.playing:
+        await deliver(bot, [private(user_id, "你现在没有进行中的牌局。")])
+        return
+    async with table.lock:
+        seat = table.seat_of(user_id)
+        adapter = table.adapter
+        if seat is None or adapter.acting_seat(table.engine) != seat or table.engine.phase != "play":
+            text = "还没轮到你出牌，轮到你时再发 /提示。"
+        else:
+            lines = adapter.hints(table.engine, seat)
+            if lines:
+                text = "提示（复制一行发到群里）：\n" + "\n".join(lines)
+                if adapter.is_following(table.engine):
+                    text += "\n或 过"
+            else:
+                text = "要不起：没有能大过桌面的牌，发送 过。"
+    await deliver(bot, [private(user_id, text, table.group_id)])
 
 
 async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
@@ -566,12 +943,26 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         else:
             msg = table.adapter.table(table.engine, table.seats)
             if table.status == FINISHED:
-                waiting = "、".join(s.name for s in table.seats if s.user_id not in table.ready)
-                msg += MessageSegment.text(f"\n本局已结束，等待 /继续：{waiting}")
+                msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
 
 
 # ---- settings ------------------------------------------------------------------------------
+GAME_LIST = "、".join(GAMES)
+RULES_USAGE = f"用法：/规则 [游戏] [项]，例如 /规则 抓特务、/规则 抓特务 带3。游戏：{GAME_LIST}"
+SET_USAGE = (f"用法：/设置 <游戏> <项> <值>，例如 /设置 抓特务 带3 开；/设置 <游戏> 默认 恢复默认。"
+             f"游戏：{GAME_LIST}；可设置的项：/规则 <游戏>")
+
+
+def choices_text(setting: Setting) -> str:
+    """The values a setting allows, compact: ``开/关``, ``0–600``, ``a/b/c``."""
+    if setting.kind == "bool":
+        return "开/关"
+    if setting.kind == "int":
+        return f"{setting.low}–{setting.high}"
+    return "/".join(setting.choices)
+
+
 def _game_for(group_id: str, name: str) -> GameAdapter:
     if name:
         return find_game(name)
@@ -579,41 +970,87 @@ def _game_for(group_id: str, name: str) -> GameAdapter:
     return table.adapter if table is not None else next(iter(GAMES.values()))
 
 
-async def show_rules(group_id: str, args: str) -> str:
-    """``/规则 [游戏]``: every setting of the game in this group — value, choices, meaning."""
+def _rules_target(group_id: str, words: list[str]) -> tuple[GameAdapter, Setting | None]:
+    """The game and (optional) setting that ``/规则`` arguments name. A setting named
+    without a game belongs to the table's game, else to the first game that has it.
+    Raises :class:`UsageError` with the reply."""
+    if words and words[0] in GAMES:
+        adapter, rest = GAMES[words[0]], words[1:]
+    else:
+        adapter, rest = _game_for(group_id, ""), words
+        if rest and not any(rest[0] in (x.name, x.field) for x in adapter.schema.settings):
+            adapter = next((a for a in GAMES.values()
+                            if any(rest[0] in (x.name, x.field) for x in a.schema.settings)), adapter)
+    if not rest:
+        return adapter, None
     try:
-        adapter = _game_for(group_id, args.strip())
-    except UsageError:
-        return "用法：/规则 <游戏>，游戏：" + "、".join(GAMES)
+        setting = adapter.schema.find(rest[0])
+    except SettingError as err:
+        if not words or words[0] not in GAMES:
+            raise UsageError(RULES_USAGE) from None
+        raise UsageError(f"{err}。{RULES_USAGE}") from None
+    if len(rest) > 1:
+        raise UsageError(f"用法：/规则 {adapter.name} {setting.name}（查看这一项）；"
+                         f"改：/设置 {adapter.name} {setting.name} <值>")
+    return adapter, setting
+
+
+async def show_rules(group_id: str, args: str) -> str:
+    """``/规则 [游戏]``: every setting of the game in this group, one short line each
+    (``带3：关（开/关）``); ``/规则 [游戏] <项>``: one setting explained. Wrong arguments get
+    the usage."""
+    try:
+        adapter, setting = _rules_target(group_id, unicodedata.normalize("NFKC", args).split())
+    except UsageError as err:
+        return str(err)
     values = await group_settings(group_id, adapter)
-    lines = [f"【{adapter.name}】本群规则（/设置 {adapter.name} <项> <值>，管理员可改）："]
+    if setting is not None:
+        value = setting.show(values[setting.field])
+        default = setting.show(setting.default)
+        return "\n".join([
+            f"【{adapter.name}】{setting.name}：{value}（可选 {choices_text(setting)}，默认 {default}）",
+            f"{setting.meaning}（{setting.section}）",
+            f"改：/设置 {adapter.name} {setting.name} <值>（群主、管理员）",
+        ])
+    lines = [f"【{adapter.name}】本群规则"]
     for s in adapter.schema.settings:
-        mark = "" if values[s.field] == s.default else "（已改）"
-        lines.append(f"{s.name}：{s.show(values[s.field])}{mark}｜可选 {s.allowed()}｜{s.meaning}")
+        mark = "，已改" if values[s.field] != s.default else ""
+        lines.append(f"{s.name}：{s.show(values[s.field])}（{choices_text(s)}{mark}）")
+    lines.append(f"详解一项：/规则 {adapter.name} <项>；改：/设置 {adapter.name} <项> <值>")
     return "\n".join(lines)
 
 
 async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
     """``/设置 <游戏> <项> <值>`` or ``/设置 <游戏> 默认`` (owner, admins, SUPERUSERS).
-    Applies from the next game dealt."""
+    Applies from the next game dealt. Wrong, missing or extra arguments get the /设置
+    usage naming what is wrong."""
     if not is_manager:
         return "只有群主、管理员可以修改规则。"
-    parts = args.split()
-    if not parts:
-        return "用法：/设置 <游戏> <项> <值>，例如 /设置 抓特务 连牌规则 b；/设置 抓特务 默认 恢复默认。"
+    parts = unicodedata.normalize("NFKC", args).split()
+    if not parts or parts[0] not in GAMES:
+        wrong = f"没有“{parts[0][:20]}”这个游戏。" if parts and not any(
+            parts[0] in (x.name, x.field) for a in GAMES.values() for x in a.schema.settings) else ""
+        return wrong + SET_USAGE
+    adapter = GAMES[parts[0]]
+    store = REGISTRY.require_store()
+    if parts[1:] == ["默认"]:
+        if not await _store_settings(group_id, adapter.name, {}):
+            return NOT_APPLIED
+        return f"{adapter.name} 已恢复默认规则，下一局生效。"
+    if len(parts) == 1:
+        names = "、".join(s.name for s in adapter.schema.settings)
+        return f"用法：/设置 {adapter.name} <项> <值>，可设置：{names}（/规则 {adapter.name} 查看现值）"
     try:
-        adapter = find_game(parts[0])
-        store = REGISTRY.require_store()
-        if parts[1:] == ["默认"]:
-            await store.set_settings(group_id, adapter.name, {})
-            return f"{adapter.name} 已恢复默认规则，下一局生效。"
-        if len(parts) != 3:
-            names = "、".join(s.name for s in adapter.schema.settings)
-            return f"用法：/设置 {adapter.name} <项> <值>。可设置：{names}"
         setting = adapter.schema.find(parts[1])
+    except SettingError as err:
+        return f"{err}。用法：/设置 {adapter.name} <项> <值>"
+    try:
+        if len(parts) != 3:
+            return (f"用法：/设置 {adapter.name} {setting.name} <值>，"
+                    f"可选 {choices_text(setting)}（/规则 {adapter.name} {setting.name}）")
         value = setting.parse(parts[2])
-    except (UsageError, SettingError) as err:
-        return str(err)
+    except SettingError as err:
+        return f"{err}。用法：/设置 {adapter.name} {setting.name} <值>"
     stored = await store.get_settings(group_id, adapter.name)
     stored = {k: v for k, v in adapter.schema.clean(stored).items()
               if v != next(s.default for s in adapter.schema.settings if s.field == k)}
@@ -623,9 +1060,20 @@ async def change_setting(group_id: str, args: str, is_manager: bool) -> str:
         return problem
     if value == setting.default:
         stored.pop(setting.field)
-    await store.set_settings(group_id, adapter.name, stored)
+    if not await _store_settings(group_id, adapter.name, stored):
+        return NOT_APPLIED
     logger.info(f"setting group={group_id} game={adapter.name} {setting.field}={value!r}")
     return f"{adapter.name} {setting.name} 已设为 {setting.show(value)}，下一局生效。"
+
+
+async def _store_settings(group_id: str, game: str, values: dict) -> bool:
+    """Save a group's settings; ``False`` (and the cause logged) when the store raised."""
+    try:
+        await REGISTRY.require_store().set_settings(group_id, game, values)
+    except Exception as err:  # noqa: BLE001 - the store failed: the setting does not count
+        logger.error(f"event=save_failed group={group_id} game={game} what=settings cause={err!r}")
+        return False
+    return True
 
 
 async def resume_timers() -> None:
@@ -655,11 +1103,54 @@ async def announce_resumed(bot: Bot) -> None:
         await deliver(bot, [group(group_id, msg)])
 
 
+async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> bool:
+    """Whether ``bot``'s account sends the pending end message of ``group_id``: the
+    account of the group's table (in memory, or saved by another process: ``owners``);
+    for a group whose table is gone, the account that answers there (the lowest
+    connected account in the group)."""
+    table = REGISTRY.get(group_id)
+    if table is not None:
+        return accounts.bot_for(table) is bot
+    owner = owners.get(group_id)
+    if owner is not None:
+        return owner == bot.self_id
+    if len(accounts.connected()) <= 1:
+        return True
+    return (await accounts.in_group(bot, group_id)
+            and await accounts.group_handler(group_id, bot) == bot.self_id)
+
+
+async def announce_pending(bot: Bot) -> None:
+    """Send every finished game's end message of ``bot``'s account's groups (see
+    :func:`_announces`) that was never confirmed sent (the bot was killed or had no
+    connection right after the game ended), oldest first, each marked announced once
+    sent. A game that ended before this process started is prefixed with
+    :data:`RESTART_PREFIX`."""
+    try:
+        pending = await REGISTRY.require_store().pending_announcements()
+        owners = await REGISTRY.require_store().live_owners(item.group_id for item in pending)
+    except Exception as err:  # noqa: BLE001 - try again on the next connect
+        logger.error(f"event=pending_announcements_failed cause={err!r}")
+        return
+    for item in pending:
+        if item.uid in _in_flight:
+            continue  # its own end message is being sent right now
+        if not await _announces(bot, item.group_id, owners):
+            continue  # another account's group: it sends the message when it connects
+        prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
+        out = group(item.group_id, plain(prefix) + message_from_json(item.message))
+        await deliver(bot, [out])
+        if out.sent:
+            logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
+            await mark_announced(item.uid)
+
+
 async def bot_connected(bot: Bot) -> None:
-    """A bot account connected: its saved tables are loaded (once), its timers that came
-    due while it was away act now, with someone to tell; then its resumed tables are
-    re-posted."""
+    """A bot account connected: its saved tables are loaded (once); end messages of its
+    groups never sent go out; its timers that came due while it was away act now, with
+    someone to tell; then its resumed tables are re-posted."""
     await accounts.ensure_restored(bot)
+    await announce_pending(bot)
     for group_id in sorted(_deferred):
         table = REGISTRY.get(group_id)
         if table is None:

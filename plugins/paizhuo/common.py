@@ -11,6 +11,15 @@ COMMON: tuple[Setting, ...] = (
             "G-3", low=0, high=600),
     Setting("空桌关闭", "idle_minutes", "int", 10, "等人入座或等 /继续 超过这么多分钟自动关桌",
             "G-2", low=1, high=240),
+    Setting("超时代打", "timeout_play", "choice", "电脑",
+            "出牌超时时机器人怎么代打：电脑（和电脑玩家、托管一样的打法）；简单（跟牌就过，首出出最小的单张）",
+            "G-3", choices=("电脑", "简单")),
+    Setting("要不起自动过", "auto_pass", "bool", False,
+            "轮到的人没有能大过桌面的牌时，机器人立即替他过", "G-3"),
+    Setting("图片桌面", "picture_table", "bool", False,
+            "每步之后再发一张桌面图片（文字消息照发，便于复制）", ""),
+    Setting("上榜局数", "board_min_games", "int", 3, "/排行 只列出本期打满这么多局的人",
+            "", low=1, high=100),
 )
 """Shared timer settings."""
 

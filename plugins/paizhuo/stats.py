@@ -1,20 +1,22 @@
-"""``/战绩``: a player's record in a group, per game type."""
+"""``/战绩``: a player's record in a group — totals per game type, the current streak, the
+best and worst game and the last 10 games."""
 
 from __future__ import annotations
 
+from db.history import player_history
+from plugins.paizhuo.records import history_lines, signed
 from plugins.paizhuo.tables import REGISTRY
 
-
-def signed(n: int) -> str:
-    """``+3`` / ``-1`` / ``0``."""
-    return f"{n:+d}" if n else "0"
+__all__ = ["render_stats", "signed"]
 
 
 async def render_stats(group_id: str, user_id: str, name: str) -> str:
-    """``<name> 的战绩（本群）`` with games, W/D/L, win rate and points per game type."""
+    """``<name> 的战绩（本群）`` with games, W/D/L, win rate and points per game type, then
+    the streak, best / worst game and the last 10 games (date, game, role, place, result,
+    points)."""
     store = REGISTRY.store
     stats = await store.player_stats(group_id, user_id) if store else []
-    if not stats:
+    if not stats or store is None:
         return f"{name} 在本群还没有战绩。"
     lines = [f"{name} 的战绩（本群）："]
     for s in stats:
@@ -24,4 +26,5 @@ async def render_stats(group_id: str, user_id: str, name: str) -> str:
         games = sum(s.games for s in stats)
         wins = sum(s.wins for s in stats)
         lines.append(f"合计：{games} 局，胜率 {wins / games:.0%}，积分 {signed(sum(s.points for s in stats))}")
+    lines += history_lines(await player_history(store, group_id, user_id))
     return "\n".join(lines)

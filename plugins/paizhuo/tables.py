@@ -4,26 +4,44 @@ One table per group; a user sits at one table at a time across all groups. A tab
 ``waiting`` for players, ``playing`` a game, or ``finished`` (the last game is over and
 the seats wait for ``/继续``). Every change is saved (``db.Store``) before anything is
 sent, so a restart resumes exactly where the last accepted command left the table;
-private-answer deadlines are saved too.
+private-answer deadlines are saved too. A table keeps the JSON text of its last saved
+state, so a change whose save failed can be undone (:meth:`Table.revert`,
+:meth:`Registry.reinstate`): memory never runs ahead of the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from nonebot import logger
+from nonebot import get_plugin_config, logger
+from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
+from db.history import game_number
 from db.records import FinishedGame
-from db.store import Store
+from db.store import Store, encode_state
+from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter
-from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.games.base import SeatView, is_computer
+from plugins.paizhuo.replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
 """Seconds before the bot moves for a player in 托管 (so the group can follow)."""
+RETRY_MAX = 30.0
+"""Longest wait (seconds) before a timer retries after its save failed (backoff 1, 2, 4 …)."""
+CONTINUE_HINT = "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。"
+CLOSED_HINT = "\n牌桌已关闭。"
+"""After the game of a table where only computer players are left."""
+
+
+class SaveFailed(Exception):
+    """A change could not be saved (the database raised: disk full, read-only file,
+    ``database is locked`` …). ``__cause__`` is the store's exception; the change does
+    not count and the table must go back to its last saved state."""
 
 
 def now_utc() -> datetime:
@@ -45,11 +63,17 @@ class Table:
     the users who sent ``/继续``; ``previous`` what the next game needs from the last one;
     ``deadline`` when the current wait ends (an idle table closes, private answers take
     their defaults, the player to act is moved for) and ``remind_at`` when that player is
-    reminded; ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users
-    in 托管; ``games`` how many games this table has dealt; ``account`` the bot account
+    reminded; ``computer_at`` when the computer players the game waits for act;
+    ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users in 托管;
+    ``games`` how many games this table has dealt; ``account`` the bot account
     (机器人账号, its QQ number ``self_id``) in whose group the table was opened: its
     messages, friend checks and timers go through that account (``None``: saved before
     accounts were recorded, adopted by the first account that serves it).
+
+    Not saved (process-local): ``saved`` is the JSON text of the last state written to
+    the store (``None`` while never saved), ``failures`` counts failed saves in a row and
+    ``retry_at`` is when a timer may retry after one; ``announcing`` holds the end
+    messages of this change that wait to be sent, as ``(game uid, Outgoing)``.
     """
 
     group_id: str
@@ -67,12 +91,17 @@ class Table:
     previous: dict | None = None
     deadline: datetime | None = None
     remind_at: datetime | None = None
+    computer_at: datetime | None = None
     timeouts: dict[str, int] = field(default_factory=dict)
     auto: list[str] = field(default_factory=list)
     games: int = 0
     account: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
+    saved: str | None = field(default=None, compare=False, repr=False)
+    failures: int = field(default=0, compare=False, repr=False)
+    retry_at: datetime | None = field(default=None, compare=False, repr=False)
+    announcing: list = field(default_factory=list, compare=False, repr=False)
 
     @property
     def adapter(self) -> GameAdapter:
@@ -84,12 +113,29 @@ class Table:
         """A game is in progress."""
         return self.status == PLAYING
 
+    def humans(self) -> list[str]:
+        """User ids of the seated humans (not computer players)."""
+        return [s.user_id for s in self.seats if not is_computer(s.user_id)]
+
     def seat_of(self, user_id: str) -> int | None:
         """The 0-based seat of ``user_id``, ``None`` if not seated."""
         for i, s in enumerate(self.seats):
             if s.user_id == user_id:
                 return i
         return None
+
+    def carried_previous(self) -> dict | None:
+        """``previous`` for the next deal, with ``"seat_map"`` (previous seat → seat now,
+        ``None`` for a player who left) when the players changed between games, so tribute
+        and who deals / leads carry over only among players who played the last game
+        (Z-8, Z-5, W-2, S-4). ``None`` before the first game."""
+        if self.previous is None:
+            return None
+        users = self.previous.get("users")
+        now = [s.user_id for s in self.seats]
+        if users is None or users == now:
+            return self.previous
+        return {**self.previous, "seat_map": [self.seat_of(u) for u in users]}
 
     def setting(self, field_name: str) -> object:
         """A setting of this table (its game's schema default when unset)."""
@@ -102,15 +148,19 @@ class Table:
         now = now_utc()
         self.remind_at = None
         self.deadline = None
+        self.computer_at = None
         if self.status in (WAITING, FINISHED):
             self.deadline = now + timedelta(minutes=int(self.setting("idle_minutes")))
             return
+        if any(is_computer(self.seats[s].user_id) for s in self.adapter.waiting_seats(self.engine)):
+            delay = get_plugin_config(Config).computer_delay
+            self.computer_at = now + timedelta(seconds=delay)
         prompt = self.adapter.prompt_seconds(self.engine)
         if prompt:
             self.deadline = now + timedelta(seconds=prompt)
             return
         seat = self.adapter.acting_seat(self.engine)
-        if seat is None:
+        if seat is None or is_computer(self.seats[seat].user_id):
             return
         if self.seats[seat].user_id in self.auto:
             self.deadline = now + timedelta(seconds=AUTO_DELAY)
@@ -132,10 +182,29 @@ class Table:
             "previous": self.previous, "games": self.games,
             "deadline": self.deadline.isoformat() if self.deadline else None,
             "remind_at": self.remind_at.isoformat() if self.remind_at else None,
+            "computer_at": self.computer_at.isoformat() if self.computer_at else None,
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
         }
+
+    def revert(self) -> None:
+        """Go back to the last saved state (what a restart would load). Raises
+        ``ValueError`` when the table was never saved."""
+        if self.saved is None:
+            raise ValueError(f"table of group {self.group_id} was never saved")
+        other = Table.from_json(json.loads(self.saved))
+        for name in PERSISTED:
+            setattr(self, name, getattr(other, name))
+
+    def save_failed(self) -> None:
+        """Count a failed save and push ``retry_at`` back (1, 2, 4 … ``RETRY_MAX`` s)."""
+        self.failures += 1
+        wait = min(RETRY_MAX, 2.0 ** (self.failures - 1))
+        self.retry_at = now_utc() + timedelta(seconds=wait)
+
+    def _saved_as(self, text: str) -> None:
+        self.saved, self.failures, self.retry_at = text, 0, None
 
     @classmethod
     def from_json(cls, data: dict) -> Table:
@@ -149,9 +218,35 @@ class Table:
             engine=adapter.load(data["engine"]) if data["engine"] is not None else None,
             status=data["status"], ready=list(data["ready"]), previous=data["previous"],
             deadline=_time(data["deadline"]), games=int(data["games"]),
-            remind_at=_time(data.get("remind_at")), timeouts=dict(data.get("timeouts") or {}),
+            remind_at=_time(data.get("remind_at")), computer_at=_time(data.get("computer_at")),
+            timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
         )
+
+
+PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
+             "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "computer_at",
+             "timeouts", "auto", "games")
+"""The fields of :class:`Table` that :meth:`Table.to_json` saves and :meth:`Table.revert`
+restores (``account`` is saved too but never reverted: it is who serves the table, and a
+row saved before accounts were recorded has none)."""
+
+
+def message_to_json(message: Message) -> list[dict]:
+    """A message as JSON-able data: ``[{"type": …, "data": {…}}, …]``."""
+    return [{"type": seg.type, "data": dict(seg.data)} for seg in message]
+
+
+def message_from_json(data: list[dict]) -> Message:
+    """Inverse of :func:`message_to_json`."""
+    return Message([MessageSegment(seg["type"], dict(seg["data"])) for seg in data])
+
+
+def end_message(table: Table) -> Message:
+    """The group's end message of a table whose game is over (result and what next: the
+    table closes when no human is seated)."""
+    hint = CONTINUE_HINT if table.humans() else CLOSED_HINT
+    return table.adapter.end(table.engine, table.seats) + MessageSegment.text(hint)
 
 
 class Registry:
@@ -177,7 +272,8 @@ class Registry:
         """Register a table and index its seated users."""
         self.tables[table.group_id] = table
         for s in table.seats:
-            self.by_user[s.user_id] = table.group_id
+            if not is_computer(s.user_id):
+                self.by_user[s.user_id] = table.group_id
 
     def unseat(self, table: Table, user_id: str) -> None:
         """Remove ``user_id`` from the user index if it points at ``table``."""
@@ -197,29 +293,106 @@ class Registry:
             raise RuntimeError("store not started")
         return self.store
 
+    def reinstate(self, table: Table, registered: bool) -> None:
+        """After :meth:`Table.revert`: index the table as it was before the failed change
+        (``registered``: whether it was this group's table), its seats as saved."""
+        gid = table.group_id
+        for user in [u for u, g in self.by_user.items() if g == gid]:
+            del self.by_user[user]
+        if registered:
+            self.add(table)
+        elif self.tables.get(gid) is table:
+            del self.tables[gid]
+
     async def save(self, table: Table) -> None:
-        """Persist the table (after every accepted change)."""
-        await self.require_store().save_live(table.group_id, table.game, table.to_json(),
-                                             account=table.account)
+        """Persist the table (after every accepted change), encoding it to JSON once;
+        the write is scoped by the table's account (a row of another account is left
+        alone).
+
+        Raises:
+            SaveFailed: the store raised (``__cause__`` :class:`db.store.LiveTableTaken`
+                when the group's row belongs to another account); nothing was written.
+        """
+        text = encode_state(table.to_json())
+        try:
+            await self.require_store().save_live_text(table.group_id, table.game, text,
+                                                      account=table.account)
+        except Exception as err:
+            raise SaveFailed(f"save of group {table.group_id}: {err!r}") from err
+        table._saved_as(text)
 
     async def close(self, table: Table) -> None:
-        """Remove the table without a record (``/结束``, everyone left)."""
-        self.remove(table)
-        await self.require_store().delete_live(table.group_id, account=table.account)
+        """Remove the table without a record (``/结束``, everyone left).
 
-    async def record_finished(self, table: Table) -> None:
+        Raises:
+            SaveFailed: the store raised (the table is already out of the indexes; the
+                caller reinstates it).
+        """
+        self.remove(table)
+        try:
+            await self.require_store().delete_live(table.group_id, account=table.account)
+        except Exception as err:
+            raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
+
+    async def record_finished(self, table: Table) -> tuple[str, Message, int | None]:
         """The game is over: mark the table finished (waiting for ``/继续``) and, in one
-        transaction, write the game's record and the table's new state. Writing the same
-        game twice is a no-op (its uid is unique)."""
+        transaction, write the game's record, its end message (pending until
+        announced) and the table's new state — or, when no human is seated, delete the
+        table (a table of computer players closes after its game). Writing the same game
+        twice is a no-op (its uid is unique). Returns ``(game uid, end message, the game's
+        number in its group 第 N 局 or None)``.
+
+        Raises:
+            SaveFailed: the store raised; nothing was written (the table in memory is
+                already marked finished: the caller reverts it).
+        """
         record = end_record(table)
+        message = end_message(table)
         table.status = FINISHED
-        table.ready = []
+        table.ready = [s.user_id for s in table.seats if is_computer(s.user_id)]
         table.auto = []
         table.timeouts = {}
-        table.previous = table.adapter.next_game_info(table.engine)
+        table.previous = {**table.adapter.next_game_info(table.engine),
+                          "users": [s.user_id for s in table.seats]}
         table.rearm()
-        await self.require_store().finish_game(record, live=(table.game, table.to_json()),
-                                               account=table.account)
+        closing = not table.humans()
+        text = encode_state(table.to_json())
+        try:
+            await self.require_store().finish_game(
+                record, live=None if closing else (table.game, text),
+                announcement=message_to_json(message), account=table.account)
+        except Exception as err:
+            raise SaveFailed(f"record of game {record.uid}: {err!r}") from err
+        if closing:
+            self.remove(table)
+        else:
+            table._saved_as(text)
+        try:
+            number = await game_number(self.require_store(), record.uid)
+        except Exception as err:  # noqa: BLE001 - the number is only shown
+            logger.warning(f"event=game_number_failed uid={record.uid} cause={err!r}")
+            number = None
+        return record.uid, message, number
+
+    async def record_void(self, table: Table) -> int | None:
+        """``/结束`` during a game: close the table and, in the same transaction, keep the
+        game as a void record (no players, so it never counts) with its replay. Returns
+        its number (第 N 局).
+
+        Raises:
+            SaveFailed: the store raised (the table is already out of the indexes; the
+                caller reinstates it).
+        """
+        record = void_record(table)
+        self.remove(table)
+        try:
+            await self.require_store().finish_game(record, account=table.account)
+        except Exception as err:
+            raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
+        try:
+            return await game_number(self.require_store(), record.uid)
+        except Exception:  # noqa: BLE001 - the number is only shown
+            return None
 
     async def restore(self, account: str | None = None) -> list[Table]:
         """Load the saved tables: every one, or with ``account`` only that bot account's
@@ -237,6 +410,7 @@ class Registry:
                 continue
             if account is not None:
                 table.account = account
+            table.saved = encode_state(data)
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)
             self.add(table)
@@ -252,11 +426,31 @@ class Registry:
 
 
 def end_record(table: Table) -> FinishedGame:
-    """The finished-game record of a table whose game is over."""
-    return table.adapter.record(
+    """The finished-game record of a table whose game is over, with the players' names
+    and the replay (复盘) in its summary. Computer players get no player record (they
+    have no /战绩); the summary lists their seats (1-based) under ``computer_seats``."""
+    record = table.adapter.record(
         table.engine, table.seats, uid=table.uid or "", group_id=table.group_id,
         started_at=table.started_at or table.created_at, ended_at=now_utc(),
     )
+    record.summary.update(names=[s.name for s in table.seats], replay=capture(table.engine))
+    computers = [i + 1 for i, s in enumerate(table.seats) if is_computer(s.user_id)]
+    if computers:
+        record.players = [p for p in record.players if not is_computer(p.user_id)]
+        record.summary["computer_seats"] = computers
+    return record
+
+
+def void_record(table: Table) -> FinishedGame:
+    """The record of a game stopped by ``/结束``: marked void, no players, the seats'
+    ids and names and the replay up to where it stopped in its summary."""
+    return FinishedGame(
+        uid=table.uid or f"{table.group_id}-void-{now_utc():%Y%m%d%H%M%S%f}", game=table.game,
+        group_id=table.group_id, started_at=table.started_at or table.created_at,
+        ended_at=now_utc(), settings=table.engine.rules.to_json(),
+        summary={"void": True, "users": [s.user_id for s in table.seats],
+                 "names": [s.name for s in table.seats], "replay": capture(table.engine)},
+        players=[])
 
 
 REGISTRY = Registry()

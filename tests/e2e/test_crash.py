@@ -16,14 +16,18 @@ session is then played to its end. ``python tools/kill_soak.py`` is the long ver
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import random
+import sqlite3
 import time
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from tools.kill_soak import KillPolicy, Session, record_counts
+from tools.kill_soak import TOKEN, KillPolicy, Session, record_counts
+from tools.onebot_sim import RETCODE_FAILED, _ActionError
 
 P_ALL = {"seating": 0.1, "deal": 1.0, "between": 0.7, "tribute": 0.8, "declare": 0.8, "end": 1.0}
 SCENARIOS = {
@@ -108,5 +112,77 @@ async def test_turn_deadline_passing_while_the_bot_is_down_is_announced(tmp_path
             f"{group_seen!r}; log:\n"
             + "\n".join(line for line in session.bot.log_text().splitlines()
                         if "timeout" in line or "no bot connected" in line or "started" in line.lower()))
+    finally:
+        await session.close()
+
+
+def announced_at(db: Path) -> list[tuple[str, str | None]]:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as conn:
+        return conn.execute("select uid, announced_at from game_records").fetchall()
+
+
+async def test_end_message_cut_off_by_a_kill_is_announced_after_the_restart(tmp_path: Path) -> None:
+    """The bot is killed after the last move's record was saved, while it sends the end
+    message (the group never gets it). After the restart the group gets the result, once,
+    and the record is marked announced."""
+    session = Session(tmp_path, size=3, games=1, rng=random.Random(5), deal_seed=3, timeout=5,
+                      declare=["暗", "暗", "暗"], policy=KillPolicy(max_kills=0))
+    real_send = session.sim._handlers["send_group_msg"]
+    killed = asyncio.Event()
+
+    async def dying_send(params: dict) -> object:
+        if not killed.is_set() and "本局结束" in json.dumps(params.get("message"), ensure_ascii=False):
+            session.bot.kill()
+            killed.set()
+            raise _ActionError(RETCODE_FAILED, "killed while sending")
+        return await real_send(params)
+
+    session.sim.register_action("send_group_msg", dying_send)
+    await session.start()
+    try:
+        while not killed.is_set():
+            st = session.state()
+            action = session.next_action(st)
+            assert action is not None, "the game ended without an end message"
+            try:
+                if action.kind in ("hand", "table"):
+                    await session.exchange(action)
+                else:
+                    await session.perform(action, st)
+            except TimeoutError:
+                if not killed.is_set():
+                    raise
+        with contextlib.suppress(TimeoutError):
+            await session.sim.wait_closed(timeout=5)
+        await session.sim.close()
+        assert not any("本局结束" in s.text for s in session.sim.sent)
+        assert session.state()["status"] == "finished" and len(record_counts(session.db)) == 1
+
+        session.sim.register_action("send_group_msg", real_send)
+        await session.start_bot()
+        since = session.sim.mark()
+        await session.sim.connect(session.bot.url, TOKEN)
+        got = await session.sim.wait_for_text("本局结束", kind="group", target=session.group,
+                                              timeout=10, since=since)
+        assert got.text.startswith("机器人重启前这局已结束")
+        [(uid, _when)] = announced_at(session.db)
+        for _ in range(50):
+            if announced_at(session.db)[0][1] is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert announced_at(session.db)[0][1] is not None
+
+        # Once announced, a further restart does not repeat it.
+        session.bot.kill()
+        with contextlib.suppress(TimeoutError):
+            await session.sim.wait_closed(timeout=5)
+        await session.sim.close()
+        await session.start_bot()
+        since = session.sim.mark()
+        await session.sim.connect(session.bot.url, TOKEN)
+        await asyncio.sleep(1.0)
+        await session.sim.wait_idle(quiet=0.5)
+        assert not any("本局结束" in s.text for s in session.sim.sent[since:])
+        assert record_counts(session.db) == {uid: 1}
     finally:
         await session.close()

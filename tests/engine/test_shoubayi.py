@@ -239,3 +239,48 @@ def test_s5_to_the_end_only_the_dala_pays() -> None:
 def test_state_round_trips() -> None:
     g = SGame.deal(2, SRules(), 9)
     assert SGame.from_json(json.loads(json.dumps(g.to_json()))) == g
+
+
+def test_s4_winner_who_left_neither_deals_nor_leads() -> None:
+    """S-4 between games with changed players: the previous winner deals and leads from
+    their seat now; a winner who left gives way to the first-game rule."""
+    rules = SRules()
+    moved = SGame.deal(3, rules, 11, previous={"winner": 2, "seat_map": [2, 0, 1]})
+    assert moved.dealer == 1 and moved.turn == 1
+    gone = SGame.deal(3, rules, 11, previous={"winner": 2, "seat_map": [0, 1, None]})
+    first = SGame.deal(3, rules, 11)
+    assert (gone.dealer, gone.turn, gone.hands) == (first.dealer, first.turn, first.hands)
+
+
+def test_s3_timed_out_lead_never_keeps_a_lone_joker() -> None:
+    """S-3: the timeout rule leads the lowest single the game allows — with 4 and 小王
+    left, leading the 4 would keep a lone joker, so the joker goes first."""
+    from engine.strategy import LowestStrategy
+
+    game = SGame.from_hands([[card(1, HEART), SMALL_JOKER], cards("9 10 J")], SRules(), leader=0)
+    action = LowestStrategy().choose(game, 0)
+    game.play(0, list(action.cards))  # accepted: no MoveError
+    assert action.cards == (SMALL_JOKER,)
+
+
+def test_s3_timed_out_lead_with_only_the_jokers_plays_them_as_a_pair() -> None:
+    """S-3: with 小王 大王 left no single may lead; the timeout rule leads the pair."""
+    from engine.strategy import LowestStrategy
+
+    game = SGame.from_hands([[SMALL_JOKER, BIG_JOKER], cards("9 10 J")], SRules(), leader=0)
+    action = LowestStrategy().choose(game, 0)
+    game.play_reading(0, list(action.cards), action.reading)
+    assert game.out == [0]
+
+
+def test_s4_timed_out_follow_respects_must_block() -> None:
+    """S-4 把一必拦: the timeout rule (pass when following) must not pass when the game
+    forbids it — it plays the cheapest follow that beats the table."""
+    from engine.strategy import FollowingStrategy, LowestStrategy
+
+    for strategy in (LowestStrategy(), FollowingStrategy()):
+        game = SGame.from_hands([cards("10 J K"), cards("3 9")], SRules(), leader=1)
+        game.play(1, cards("9"))  # 1 card left: 把一
+        action = strategy.choose(game, 0)
+        assert action.kind == "play" and action.cards == tuple(cards("10"))
+        game.play_reading(0, list(action.cards), action.reading)

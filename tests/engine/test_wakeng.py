@@ -167,11 +167,12 @@ def test_w3_bury_validation(pick, code: str) -> None:
     assert err.value.code == "not_burying"
 
 
-def test_w3_bury_timeout_buries_lowest_four() -> None:
+def test_w3_bury_timeout_buries_lowest_four_without_scoring_cards() -> None:
     g = bidding([3])
-    low = g.lowest_four(0)
+    low = g.timeout_bury(0)
     assert g.bury_timeout() == sorted(low)
-    assert all(rank_of(c) <= min(rank_of(x) for x in g.hands[0] if x not in g.bottom) for c in low)
+    plain = [rank_of(x) for x in g.hands[0] if x not in g.bottom and rank_of(x) not in (2, 7, 10)]
+    assert all(rank_of(c) not in (2, 7, 10) and rank_of(c) <= sorted(plain)[3] for c in low)
 
 
 def test_w7_shaanxi_heart_four_holder_leads() -> None:

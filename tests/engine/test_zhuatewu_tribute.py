@@ -164,12 +164,13 @@ def test_z9_declare_choices_and_stakes() -> None:
     with pytest.raises(MoveError):
         g.declare(spy, "随便")
     g.declare(spy, "明牌")
-    assert g.stakes[spy] == 4 and g.open_seats() == [spy]
+    assert g.stakes[spy] == 4
+    assert g.open_seats() == ([spy] if g.phase == "play" else [])  # G-4: revealed together
     with pytest.raises(MoveError):
         g.declare(spy, "暗")
     left = g.declare_timeout()
     assert all(g.declared[s] == "暗" for s in left)
-    assert g.phase == "play"
+    assert g.phase == "play" and g.open_seats() == [spy]
 
 
 def test_z9_settings_limit_choices() -> None:

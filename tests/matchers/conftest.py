@@ -20,6 +20,9 @@ INIT = {
     "log_level": "WARNING",
     "send_interval": 0,
     "send_retries": 1,
+    "paizhuo_images": False,  # texts, whatever fonts this machine has (tests turn it on)
+    "paizhuo_font": "",
+    "paizhuo_bare_commands": "all",
 }
 
 
@@ -55,3 +58,22 @@ async def clean_state(nonebug_init: None):
     cancel_timers()
     REGISTRY.reset()
     accounts.reset()
+
+
+@pytest.fixture(autouse=True)
+def nonebug_mismatches_fail(monkeypatch):
+    """nonebug reports an unexpected or mismatching API call with ``pytest.fail`` raised
+    inside the call — inside the send queue or a timer task, where it would end that task
+    and never reach the test. Record every such failure and fail the test with it."""
+    import nonebug.mixin.call_api as call_api
+
+    failures: list[str] = []
+    original = call_api.pytest.fail
+
+    def fail(reason: str = "", pytrace: bool = True) -> None:
+        failures.append(reason)
+        original(reason, pytrace=pytrace)
+
+    monkeypatch.setattr(call_api.pytest, "fail", fail)
+    yield
+    assert not failures, failures[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from chat_support import GROUP, HANDS3, A, C, Has, gmsg, pmsg, seat_table
+from chat_support import GROUP, HANDS3, A, B, C, Has, gmsg, pmsg, seat_table
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, PrivateMessageEvent
 from nonebug import App
 
@@ -78,6 +78,8 @@ async def test_the_tables_account_answers_and_runs_its_timers(app: App) -> None:
         # account.
         table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
         expect_group_via(ctx, high_adapter, "［超时］")
+        ctx.should_call_api("send_private_msg", {"user_id": B, "message": Has("手牌（3 张）")},
+                            {"message_id": next(_ids)}, adapter=high_adapter)
         actions.schedule(table)
         await actions._timers[table.group_id]
     assert len(table.engine.log) == 2
@@ -108,10 +110,17 @@ async def test_the_account_is_saved_with_the_table_and_old_saves_have_none(app: 
     assert restored.account == HIGH and restored.engine.to_json() == table.engine.to_json()
 
 
-async def test_a_table_saved_without_account_goes_to_the_account_in_its_group(app: App) -> None:
+async def test_a_table_saved_without_account_goes_to_the_account_in_its_group(
+        app: App, monkeypatch) -> None:
     """Upgrading from the one-account version: the saved table has no account; of the
     two accounts, the one whose group list has the group takes it over when it connects,
     the other does not."""
+    connect = actions.bot_connected  # the test connects each bot itself and waits for it
+
+    async def connected_by_hand(bot) -> None:
+        return None
+
+    monkeypatch.setattr(actions, "bot_connected", connected_by_hand)
     table = await seat_table(HANDS3, leader=2, account=HIGH)
     old = {k: v for k, v in table.to_json().items() if k != "account"}
     store = REGISTRY.require_store()
@@ -123,13 +132,13 @@ async def test_a_table_saved_without_account_goes_to_the_account_in_its_group(ap
         ctx.should_call_api("get_group_list", {}, [{"group_id": 777, "group_name": "x"}],
                             adapter=low_adapter)
         low = ctx.create_bot(base=Bot, adapter=low_adapter, self_id=LOW)
-        await actions.bot_connected(low)
+        await connect(low)
         assert REGISTRY.get(str(GROUP)) is None  # not in its groups: left alone
         ctx.should_call_api("get_group_list", {}, [{"group_id": GROUP, "group_name": "g"}],
                             adapter=high_adapter)
         expect_group_via(ctx, high_adapter, "机器人已重启，牌局继续", at=C)
         high = ctx.create_bot(base=Bot, adapter=high_adapter, self_id=HIGH)
-        await actions.bot_connected(high)
+        await connect(high)
     restored = REGISTRY.get(str(GROUP))
     assert restored is not None and restored.account == HIGH
     assert await store.live_owners([str(GROUP)]) == {str(GROUP): HIGH}

@@ -17,6 +17,7 @@ from chat_support import (
     D,
     Has,
     engine_json,
+    expect_forward,
     expect_friends,
     expect_group,
     expect_private,
@@ -40,8 +41,8 @@ async def test_help_lists_commands_and_notation(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/帮助")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("/开局 抓特务", "/加入", "出 778899", "过", "/手牌", "/牌桌",
-                                        "/战绩", "/结束", "T 或 0", "小王"), {"message_id": 1})
+        expect_forward(ctx, "/开局 抓特务", "/加入", "出 778899", "过", "/手牌", "/牌桌",
+                       "/战绩", "/结束", "T 或 0", "小王")
 
 
 # ---- /开局 --------------------------------------------------------------------------------
@@ -49,15 +50,15 @@ async def test_open_usage_errors(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局"))
-        expect_group(ctx, "请写明游戏", at=A)
+        expect_group(ctx, "用法：/开局", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 斗地主"))
-        expect_group(ctx, "请写明游戏", "抓特务、挖坑、手把一", at=A)
+        expect_group(ctx, "没有“斗地主”这个游戏", "抓特务、挖坑、手把一", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 手把一 7人"))
         expect_group(ctx, "2–6 人", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务 五人"))
-        expect_group(ctx, "请写明人数", at=A)
+        expect_group(ctx, "抓特务 3 或 4 人", at=A)
         ctx.receive_event(bot, gmsg(A, "/开局 抓特务"))
-        expect_group(ctx, "请写明人数", at=A)
+        expect_group(ctx, "抓特务 3 或 4 人", at=A)
     assert REGISTRY.get(str(GROUP)) is None
 
 
@@ -132,7 +133,7 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
             else:
                 expect_private(ctx, user, "你是平民", "手牌（18 张）", "请稍等")
         ctx.receive_event(bot, gmsg(D, "/加入"))
-        expect_group(ctx, "已经开始", at=D)
+        expect_group(ctx, "这桌正在打", at=D)
         ctx.receive_event(bot, gmsg(A, "/退出"))
         expect_group(ctx, "牌局进行中，不能退出", at=A)
     table = REGISTRY.get(str(GROUP))
@@ -193,7 +194,8 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
         ctx.receive_event(bot, gmsg(STRANGER, "出 3"))
         expect_group(ctx, "你不在这桌牌局中", at=STRANGER)
         ctx.receive_event(bot, gmsg(A, "出 KK"))
-        expect_group(ctx, "手牌里没有", at=A)
+        expect_group(ctx, "没有生效", "私聊", at=A, without=("K",))
+        expect_private(ctx, A, "你没有 2 张 K")
         ctx.receive_event(bot, gmsg(A, "出 34"))
         expect_group(ctx, "不是合法牌型", at=A)
         ctx.receive_event(bot, gmsg(A, "出 1"))
@@ -212,9 +214,9 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 5"))
-        expect_group(ctx, "要跟2张的对子", at=B)
+        expect_group(ctx, "要跟 2 张的对子", at=B)
         ctx.receive_event(bot, gmsg(B, "出 ♠A"))
-        expect_group(ctx, "要跟2张的对子", at=B)
+        expect_group(ctx, "要跟 2 张的对子", at=B)
     assert engine_json(table) == after_play
     # 66 does not beat 77.
     table.engine.turn = 2
@@ -394,9 +396,11 @@ async def test_refusals_name_the_bad_part(app: App) -> None:
         ctx.receive_event(bot, gmsg(A, "出 ♠3♠3"))
         expect_group(ctx, "♠3 写了两次", at=A)
         ctx.receive_event(bot, gmsg(A, "出 333 三张"))
-        expect_group(ctx, "你没有 3 张 3", at=A)
+        expect_group(ctx, "没有生效", at=A, without=("你没有",))
+        expect_private(ctx, A, "你没有 3 张 3")
         ctx.receive_event(bot, gmsg(A, "出 ♦7"))
-        expect_group(ctx, "你没有 ♦7", at=A)
+        expect_group(ctx, "没有生效", at=A, without=("♦7",))
+        expect_private(ctx, A, "你没有 ♦7")
         ctx.receive_event(bot, gmsg(A, "出 7，7"))
         expect_group(ctx, "对子", at=B)
         expect_private(ctx, A, "手牌")
@@ -410,7 +414,7 @@ async def test_group_commands_in_private_chat_are_explained(app: App) -> None:
             ctx.receive_event(bot, pmsg(A, text))
             expect_private(ctx, A, "请在群里发送")
         ctx.receive_event(bot, pmsg(A, "出 33"))
-        expect_private(ctx, A, "出牌和过请在群里发送")
+        expect_private(ctx, A, "出牌、过和叫分请在群里发送")
 
 
 async def test_stats_by_qq_number(app: App) -> None:

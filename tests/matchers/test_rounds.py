@@ -14,6 +14,7 @@ from chat_support import (
     B,
     C,
     Has,
+    expect_forward,
     expect_group,
     expect_private,
     gmsg,
@@ -39,15 +40,14 @@ async def test_rules_lists_every_setting(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("本群规则", "特务牌：双黑", "带3：关", "大小王成对：关",
-                                        "连牌规则：a", "可选 a / b / c", "连对最少：2", "首出：红桃3",
+        expect_forward(ctx, "本群规则", "特务牌：双黑", "带3：关", "大小王成对：关",
+                                        "连牌规则：a（a/b/c）", "连对最少：2", "首出：红桃3",
                                         "后续首出：上局头游", "报牌张数：1", "显示张数：关",
-                                        "独头规则：a", "明特务：开", "明牌：开", "私聊限时：45"),
-                             {"message_id": 1})
+                                        "独头规则：a", "明特务：开", "明牌：开", "私聊限时：45")
         event = gmsg(A, "/规则 手把一")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("【手把一】", "大小王：开", "把一必拦：开", "包赔：开", "打到底：关",
-                                        "人数上限：6", "两人藏牌最少：10"), {"message_id": 1})
+        expect_forward(ctx, "【手把一】", "大小王：开", "把一必拦：开", "包赔：开", "打到底：关",
+                       "人数上限：6", "两人藏牌最少：10")
 
 
 async def test_set_permissions_and_validation(app: App) -> None:
@@ -59,7 +59,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
             (A, "admin", "/设置 抓特务 连牌 b", "可设置：特务牌、带3"),
             (A, "admin", "/设置 抓特务 连牌规则 d", "可选：a / b / c"),
             (A, "admin", "/设置 抓特务 报牌张数 9", "可选：0–5"),
-            (A, "admin", "/设置 斗地主 连牌规则 b", "请写明游戏"),
+            (A, "admin", "/设置 斗地主 连牌规则 b", "用法：/设置"),
             (A, "admin", "/设置", "用法"),
             (A, "admin", "/设置 抓特务 连牌规则", "用法"),
         ]:
@@ -84,7 +84,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则 抓特务")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("连牌规则：b（已改）", "带3：开（已改）"), {"message_id": 1})
+        expect_forward(ctx, "连牌规则：b（a/b/c，已改）", "带3：开（开/关，已改）")
         event = gmsg(A, "/设置 抓特务 默认", role="admin")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("恢复默认"), {"message_id": 1})
@@ -102,7 +102,7 @@ async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None
         expect_group(ctx, "第 1 名", "本局结束：特务胜", "/继续")
         expect_private(ctx, B, "出完")
         ctx.receive_event(bot, gmsg(A, "/继续"))
-        expect_group(ctx, "准备好了（1/3）", "还等：玩家102、玩家103")
+        expect_group(ctx, "准备好了（1/3）", "等 /继续：玩家102、玩家103")
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "准备好了（1/3）")
         ctx.receive_event(bot, gmsg(STRANGER, "/继续"))
@@ -240,7 +240,8 @@ async def test_hidden_spy_never_named_in_group_before_the_end(app: App, monkeypa
     assert REGISTRY.get(str(GROUP)).status == PLAYING
 
 
-async def test_leave_between_games_closes_the_table(app: App) -> None:
+async def test_leave_between_games_frees_only_that_seat(app: App) -> None:
+    """Between games /退出 frees one seat; the table closes only when the last one leaves."""
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -253,8 +254,19 @@ async def test_leave_between_games_closes_the_table(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(C, "/退出"))
-        expect_group(ctx, "玩家103 退出，牌桌已关闭")
-    assert REGISTRY.get(str(GROUP)) is None and REGISTRY.table_of_user(str(A)) is None
+        expect_group(ctx, "玩家103 退出", "还差 1 人", "/加入", without=("关闭",))
+        ctx.receive_event(bot, gmsg(A, "/退出"))
+        expect_group(ctx, "玩家101 退出", "还差 2 人", without=("关闭",))
+    assert REGISTRY.get(str(GROUP)) is table and table.opener == str(B)
+    assert [s.user_id for s in table.seats] == [str(B)]
+    assert REGISTRY.table_of_user(str(A)) is None and REGISTRY.table_of_user(str(C)) is None
+    saved = await REGISTRY.store.load_live()
+    assert [u for u, _ in saved[str(GROUP)][1]["seats"]] == [str(B)]
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(B, "/退出"))
+        expect_group(ctx, "玩家102 退出，牌桌已关闭")
+    assert REGISTRY.get(str(GROUP)) is None
     assert await REGISTRY.store.load_live() == {}
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(B))
     assert stats.games == 1

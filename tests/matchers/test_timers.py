@@ -49,7 +49,10 @@ async def test_turn_is_armed_with_a_reminder(app: App) -> None:
 
 
 async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch) -> None:
+    """超时代打 简单: a timed-out leader leads the lowest single, a timed-out follower
+    passes; two timeouts in a row put the player in 托管."""
     table = await seat_table(HANDS, leader=0)
+    table.settings = {"timeout_play": "简单"}
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         expect_group(ctx, "还剩 9 秒", at=A)
@@ -82,8 +85,27 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［托管］")
-        expect_private(ctx, A, "手牌（2 张）")
+        expect_private(ctx, A, "你的手牌")
         await fire(table)
+    assert table.engine.log[-1][0] == 0 and len(table.engine.hands[0]) < 3
+
+
+async def test_timeout_plays_like_a_computer_player_by_default(app: App, monkeypatch) -> None:
+    """超时代打 电脑 (default): a timed-out follower is played for with the computer
+    players' strategy (G-6), which beats a single it can beat cheaply."""
+    table = await seat_table(HANDS, leader=0)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "玩家101 出 ", at=B)
+        expect_private(ctx, A, "手牌")
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        expect_group(ctx, "玩家102 出 ♠5（单张）［超时］", at=C)
+        expect_private(ctx, B, "手牌（3 张）")
+        await fire(table)
+    assert table.engine.log[-1][0] == 1 and len(table.engine.hands[1]) == 3
+    assert table.timeouts == {str(B): 1}
 
 
 async def test_any_game_command_ends_auto_play_and_toggle(app: App) -> None:
@@ -145,6 +167,9 @@ async def test_deadlines_survive_a_restart(app: App, monkeypatch) -> None:
     REGISTRY.reset()  # "restart": only the database is left
     [restored] = await REGISTRY.restore()
     assert restored.deadline == table.deadline
+    # Only the deadline is under test here: the repost when a bot connects after a restart
+    # has its own test (test_commands.py).
+    REGISTRY.resumed.clear()
     async with app.test_matcher() as ctx:
         make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［超时］", at=B)

@@ -13,6 +13,7 @@ from chat_support import (
     B,
     C,
     Has,
+    expect_forward,
     expect_group,
     expect_private,
     gmsg,
@@ -118,7 +119,7 @@ async def test_w2_w3_timeouts(app: App, monkeypatch) -> None:
         expect_group(ctx, "玩家103 叫 1 分［超时］", "玩家103 当挖坑者，1 分")
         expect_private(ctx, C, "请扣 4 张牌")
         await fire()
-        lowest = game.lowest_four(2)
+        lowest = game.timeout_bury(2)
         expect_private(ctx, C, "你扣下：" + format_cards(lowest), "超时自动")
         expect_group(ctx, "扣底完成［超时自动］", at=C)
         await fire()
@@ -145,8 +146,7 @@ async def test_wakeng_rules_and_setting(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/规则 挖坑")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("【挖坑】", "挖坑规则：标准", "可选 标准 / 陕西", "出牌限时：60"),
-                             {"message_id": 1})
+        expect_forward(ctx, "【挖坑】", "挖坑规则：标准（标准/陕西）", "出牌限时：60")
         event = gmsg(A, "/设置 挖坑 挖坑规则 陕西", role="owner")
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, Has("挖坑规则 已设为 陕西"), {"message_id": 1})

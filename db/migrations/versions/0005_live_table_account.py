@@ -6,7 +6,7 @@ before this revision have no account (NULL) and are claimed by the first account
 connects and is in that group (see ``Store.claim_live``).
 
 Revision ID: 0005
-Revises: 0002
+Revises: 0004
 Create Date: 2026-11-30
 """
 
@@ -18,20 +18,19 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | Sequence[str] | None = "0002"
+down_revision: str | Sequence[str] | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Add the nullable account column and its index."""
-    with op.batch_alter_table("live_tables") as batch:
-        batch.add_column(sa.Column("account", sa.String(32), nullable=True))
-        batch.create_index(op.f("ix_live_tables_account"), ["account"])
+    """Add the nullable account column and its index (a plain ``ALTER TABLE``, no table
+    rebuild)."""
+    op.add_column("live_tables", sa.Column("account", sa.String(32), nullable=True))
+    op.create_index(op.f("ix_live_tables_account"), "live_tables", ["account"])
 
 
 def downgrade() -> None:
-    """Drop the account column and its index."""
-    with op.batch_alter_table("live_tables") as batch:
-        batch.drop_index(op.f("ix_live_tables_account"))
-        batch.drop_column("account")
+    """Drop the account column and its index (SQLite 3.35+ drops a column in place)."""
+    op.drop_index(op.f("ix_live_tables_account"), table_name="live_tables")
+    op.drop_column("live_tables", "account")

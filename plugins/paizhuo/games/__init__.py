@@ -22,7 +22,8 @@ def find_game(name: str) -> GameAdapter:
         return adapter
     if name.strip() in PLANNED:
         raise UsageError(f"{name.strip()} 还在开发中，目前可以玩：" + "、".join(GAMES))
-    raise UsageError("请写明游戏，例如：/开局 抓特务 四人、/开局 挖坑、/开局 手把一 4人。可选游戏："
+    unknown = f"没有“{name.strip()[:20]}”这个游戏。" if name.strip() else ""
+    raise UsageError(f"{unknown}用法：/开局 抓特务 四人、/开局 挖坑、/开局 手把一 4人。可选游戏："
                      + "、".join(GAMES))
 
 

@@ -16,11 +16,26 @@ from typing import Any
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame
+from engine.readings import Vocabulary
 from engine.settings import Schema
 
 
 class UsageError(ValueError):
     """A command's arguments are wrong; ``str(err)`` is the Chinese reply."""
+
+
+COMPUTER_PREFIX = "ai:"
+"""User ids of computer players: ``ai:1`` is 电脑1 (never a QQ number)."""
+
+
+def is_computer(user_id: str) -> bool:
+    """Whether ``user_id`` is a computer player's seat."""
+    return user_id.startswith(COMPUTER_PREFIX)
+
+
+def computer_name(user_id: str) -> str:
+    """``电脑1`` for ``ai:1``."""
+    return "电脑" + user_id[len(COMPUTER_PREFIX):]
 
 
 @dataclass(slots=True)
@@ -33,10 +48,14 @@ class SeatView:
 
 @dataclass(slots=True)
 class Say:
-    """One message: to the group (``seat is None``) or privately to a seat."""
+    """One message: to the group (``seat is None``) or privately to a seat. ``secret``
+    marks a private message that only a hidden role gets (e.g. a spy's 明/暗 answer
+    confirmed): if it cannot be delivered the group is not told whose it was, nor when
+    (G-4)."""
 
     message: Message | str
     seat: int | None = None
+    secret: bool = False
 
 
 class GameAdapter(ABC):
@@ -46,8 +65,27 @@ class GameAdapter(ABC):
 
     name: str = ""
     schema: Schema
-    answer_prefixes: tuple[str, ...] = ()
-    """How this game's private answers start (e.g. ``还``), so private chat can route them."""
+    vocabularies: tuple[Vocabulary, ...] = ()
+    """The game's hand-type names (G-5), one table per rule set, for /帮助 <游戏>."""
+
+    def help(self) -> str:
+        """``/帮助 <游戏>``: the game's type names, one short line per type."""
+        if not self.vocabularies:
+            return f"【{self.name}】"
+        example = next(row.example for row in self.vocabularies[0].rows if row.kind == "pair_chain")
+        lines = [f"【{self.name}】牌型名写在牌后，例如 {example}"]
+        for vocabulary in self.vocabularies:
+            if len(self.vocabularies) > 1:
+                lines.append(f"〔{vocabulary.title}〕")
+            for row in vocabulary.rows:
+                also = f"（也可写 {'、'.join(row.names[1:])}）" if row.names[1:] else ""
+                lines.append(f"{row.names[0]}{also}")
+        return "\n".join(lines)
+
+    def is_answer(self, text: str) -> bool:
+        """Whether a private message is one of this game's answers (well-formed or not),
+        so private chat can route it; chat that merely starts like one is not."""
+        return False
 
     @abstractmethod
     def parse_size(self, arg: str) -> int:
@@ -110,17 +148,55 @@ class GameAdapter(ABC):
         """The seat whose move (出/过) the game waits for, ``None`` when it waits for none."""
 
     @abstractmethod
-    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        """The bot moves for ``seat`` (time ran out, or 托管) with the game's strategy;
-        ``why`` is shown with the move (e.g. ``超时``)."""
+    def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
+        """The bot moves for ``seat`` (time ran out, or 托管) with the computer players'
+        strategy, or the simple timeout rule when ``simple``; ``why`` is shown with the
+        move (e.g. ``超时``)."""
+
+    def cannot_beat(self, game: Any) -> bool:
+        """The player to act is following and holds nothing that beats the table."""
+        return False
+
+    def pass_for(self, game: Any, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        """Pass for ``seat`` (要不起自动过)."""
+        raise NotImplementedError
+
+    def hints(self, game: Any, seat: int) -> list[str]:
+        """提示 lines for ``seat`` at its turn (``出 …``); ``[]`` when nothing beats."""
+        return []
 
     @abstractmethod
     def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """Private message: the seat's hand and role (G-1 notation)."""
 
+    def waiting_seats(self, game: Any) -> list[int]:
+        """Every seat whose move or private answer the game waits for now (the acting
+        seat, or everyone still to answer a private question)."""
+        seat = self.acting_seat(game)
+        return [] if seat is None else [seat]
+
+    @abstractmethod
+    def computer_turn(self, game: Any, seats: list[SeatView], seat: int) -> list[Say]:
+        """A computer player at ``seat`` does what the game waits from it now (play, bid,
+        private answer), deciding only from what that seat may know (RULES.md G-6); the
+        move goes through the same engine calls as a human's. Returns what is said (empty
+        when the seat has nothing to do)."""
+
     def is_following(self, game: Any) -> bool:
         """Whether the player to act is answering a play (so a timeout passes)."""
         return False
+
+    def secret_phase(self, game: Any) -> bool:
+        """Whether only some hidden roles are asked now (抓特务 declaring, Z-9): group
+        messages then must not depend on their answers, and a failed secret private
+        message is reported only once this phase is over (G-4)."""
+        return False
+
+    @abstractmethod
+    def reveal(self, game: Any, seats: list[SeatView]) -> str:
+        """Everything hidden in a game that is ended before its result (/结束): every
+        hand, and the game's hidden roles and cards; nothing is secret any more (G-4)."""
 
     def reminder(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """The private question ``seat`` still has to answer (re-sent with ``/手牌``)."""

@@ -10,18 +10,41 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.cards import format_cards, format_sequence, rank_of
+from engine.ai.strategy import PlanStrategy, suggestions
+from engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
 from engine.climbing import ClimbingGame, Move
-from engine.strategy import FollowingStrategy, LowestStrategy, Strategy
-from plugins.paizhuo.games.base import GameAdapter, Say, SeatView
+from engine.moves import any_beating
+from engine.readings import trailing_type_word
+from engine.strategy import LowestStrategy, Strategy
+from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import plain
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
 PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
 
 
+def is_card_text(body: str) -> bool:
+    """Whether ``body`` — what follows a card command word (``出``, ``还``, ``扣``) — is
+    card notation (G-1) with an optional type name of any game (G-5), possibly with a
+    mistake in it (``77889``, ``７７ｘ8``, ``1``, ``xyz``), rather than chat (``去吃个饭``,
+    ``来了``, ``什么好呢``).
+
+    Chat: a letter of a script other than Latin (a CJK word) that is no card, suit or type
+    name; or, without any card, nothing but punctuation and symbols (``!!!``).
+    """
+    word = trailing_type_word(body)
+    if word is not None:
+        body = body.rstrip()[: -len(word)]
+    count, stray = scan_notation(body)
+    if any(ch.isalpha() and not ch.isascii() for ch in stray):
+        return False
+    return count > 0 or not stray or any(ch.isascii() and ch.isalnum() for ch in stray)
+
+
 def at(user_id: str) -> MessageSegment:
-    """An @-mention of ``user_id``."""
+    """An @-mention of ``user_id`` (a computer player's name as plain text)."""
+    if is_computer(user_id):
+        return MessageSegment.text(computer_name(user_id))
     return MessageSegment.at(int(user_id))
 
 
@@ -70,10 +93,11 @@ def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[in
 class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
-    strategy: Strategy = LowestStrategy()
-    """Moves for a player whose time ran out (issue spec: pass following, lowest lead)."""
-    auto_strategy: Strategy = FollowingStrategy()
-    """Moves for a player in 托管 (plays on when it can)."""
+    strategy: Strategy = PlanStrategy()
+    """Moves of computer players, players in 托管 and timed-out players (G-6)."""
+    simple_strategy: Strategy = LowestStrategy()
+    """The simple timeout rule a group may choose (超时代打 简单): pass when following
+    (unless 把一必拦 forbids it), lead the lowest single."""
     engine_type: type[ClimbingGame]
     """The game's engine class (``to_json`` / ``from_json`` / ``next_game_info``)."""
 
@@ -88,12 +112,15 @@ class ClimbingAdapter(GameAdapter):
 
     # ---- commands --------------------------------------------------------------------------
     def parse_command(self, text: str) -> tuple[str, str | None] | None:
-        """``("play", cards)`` / ``("pass", None)`` for ``出 …`` / ``过``; ``None`` otherwise."""
+        """``("play", cards)`` / ``("pass", None)`` for ``出 <牌>`` / ``过``; ``None`` for
+        anything else, chat that merely starts with 出 included (:func:`is_card_text`)."""
         t = unicodedata.normalize("NFKC", text).strip()
         if t.lower() in PASS_WORDS:
             return ("pass", None)
         m = PLAY_RE.match(t)
-        return ("play", m.group(1).strip()) if m else None
+        if m is None or not is_card_text(m.group(1)):
+            return None
+        return ("play", m.group(1).strip())
 
     def act(self, game: Any, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
         """Apply a parsed group command; raises ``MoveError`` and then changes nothing."""
@@ -103,11 +130,53 @@ class ClimbingAdapter(GameAdapter):
     def acting_seat(self, game: ClimbingGame) -> int | None:
         return game.turn if game.phase == "play" and not game.over else None
 
-    def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
-        strategy = self.auto_strategy if why == "托管" else self.strategy
+    def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
+        """The bot moves for ``seat`` (托管 or time ran out) with the computer players'
+        strategy, or the simple timeout rule when ``simple`` (超时代打 简单)."""
+        strategy = self.simple_strategy if simple else self.strategy
+        return self._strategy_move(game, seats, seat, strategy, why)
+
+    def _strategy_move(self, game: ClimbingGame, seats: list[SeatView], seat: int,
+                       strategy: Strategy, why: str = "") -> list[Say]:
         action = strategy.choose(game, seat)
-        move = game.pass_turn(seat) if action.kind == "pass" else game.play(seat, list(action.cards))
+        if action.kind == "pass":
+            move = game.pass_turn(seat)
+        elif action.reading is not None:
+            move = game.play_reading(seat, list(action.cards), action.reading)
+        else:
+            move = game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
+
+    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """A computer player's play or pass (G-3)."""
+        if self.acting_seat(game) != seat:
+            return []
+        return self._strategy_move(game, seats, seat, self.strategy)
+
+    def cannot_beat(self, game: ClimbingGame) -> bool:
+        """The player to act follows and holds nothing that beats the table (G-3)."""
+        if game.phase != "play" or self.acting_seat(game) is None or game.lead is None:
+            return False
+        return any_beating(game.hands[game.turn], game.rules, game.lead_reading()) is None
+
+    def pass_for(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+        """Pass for ``seat`` (要不起自动过), announced with ``why``."""
+        return self._after_move(game, seats, game.pass_turn(seat), why)
+
+    def hints(self, game: ClimbingGame, seat: int) -> list[str]:
+        """提示 for ``seat`` at its turn: the suggested play first, then up to four other
+        legal plays, each a ready-to-send ``出 …`` line (cards and type name); ``[]`` when
+        nothing beats the table."""
+        best, others = suggestions(game, seat)
+        lines = []
+        for action in [best, *others]:
+            if action.kind != "play":
+                continue
+            cards = format_ranks(action.cards, game.rules.rank_order())
+            name = f" {action.reading.name}" if action.reading and len(action.cards) > 1 else ""
+            lines.append(f"出 {cards.replace(' ', '')}{name}")
+        return lines
 
     def is_over(self, game: ClimbingGame) -> bool:
         return game.over
@@ -116,19 +185,48 @@ class ClimbingAdapter(GameAdapter):
         return game.phase == "play" and game.lead is not None
 
     # ---- texts -----------------------------------------------------------------------------
+    def reveal(self, game: ClimbingGame, seats: list[SeatView]) -> str:
+        """Every hand left (G-4), for a game ended before its result."""
+        return "\n".join(f"{seats[s].name} 手牌：{self.cards(game, h)}"
+                         for s, h in enumerate(game.hands) if h)
+
     def cards(self, game: Any, cards: list[int]) -> str:
         """Cards in G-1 notation, grouped in the game's rank order."""
         return format_cards(cards, game.rules.rank_order())
 
-    def prompt(self, game: ClimbingGame, seats: list[SeatView]) -> Message:
-        """``轮到 @X：…`` for the seat to play."""
+    def prompt(self, game: ClimbingGame, seats: list[SeatView], just_shown: bool = False) -> Message:
+        """``轮到 @X …`` for the seat to play: ``首出`` when leading; the play to beat (who
+        made it, the cards, the type), or — when ``just_shown``, the play being the line
+        above — only ``跟牌或过``."""
         msg = plain("轮到 ") + at(seats[game.turn].user_id)
         if game.lead is None:
-            return msg + MessageSegment.text(" 出牌（首出，不能过）")
+            return msg + MessageSegment.text(f" 首出{self.prompt_warning(game)}")
+        hint = self.pass_hint(game)
+        if just_shown:
+            return msg + MessageSegment.text(
+                f" 跟牌{'或过' if hint is None else hint}{self.prompt_warning(game)}")
+        return msg + MessageSegment.text(
+            f" 出牌：要大过 {self.to_beat(game, seats)}{'，或 过' if hint is None else hint}"
+            f"{self.prompt_warning(game)}")
+
+    def to_beat(self, game: ClimbingGame, seats: list[SeatView]) -> str:
+        """``甲 的 ♠9（单张）``: the play to beat."""
         owner, cards, _ = game.lead
         reading = game.lead_reading()
-        return msg + MessageSegment.text(
-            f" 出牌：要大过 {seats[owner].name} 的 {self.cards(game, cards)}（{reading.name}），或 过")
+        return f"{seats[owner].name} 的 {self.play_cards(game, cards, reading)}{self.type_note(game, reading)}"
+
+    def type_note(self, game: Any, reading: Any) -> str:
+        """``（连对）`` after a play: the type taken, in the game's own words (G-5)."""
+        return f"（{game.vocabulary.shown(reading.kind)}）"
+
+    def pass_hint(self, game: Any) -> str | None:
+        """``None`` when the turn prompt offers passing as usual (``或过``); else what it
+        says instead (S-4 把一必拦: passing is not offered)."""
+        return None
+
+    def prompt_warning(self, game: Any) -> str:
+        """A rule that may cost the player to act (e.g. S-4 包赔), told before they play."""
+        return ""
 
     def play_cards(self, game: Any, cards: list[int], reading: Any) -> str:
         """A play as the group sees it, in reading order: chains from their low end (A and
@@ -155,8 +253,29 @@ class ClimbingAdapter(GameAdapter):
     def _after_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> list[Say]:
         says = [Say(self.render_move(game, seats, move, why))]
         if move.cards:
-            says.append(Say(self.hand(game, seats, move.seat), move.seat))
+            says.append(Say(self.hand_update(game, seats, move.seat), move.seat))
         return says
+
+    def shows_counts(self, game: Any) -> bool:
+        """Whether the public table shows every player's card count."""
+        return True
+
+    def hand_update(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> str:
+        """The short private message after a player's play (G-4): the hand in 出 notation,
+        the others' card counts when the table shows them, and the play to beat when it is
+        this player's turn. (The role and how to play are in the first hand of a game.)"""
+        hand = game.hands[seat]
+        if not hand:
+            return "你的牌已出完。"
+        lines = [f"你的手牌（{len(hand)} 张）：{self.cards(game, hand)}"]
+        if self.shows_counts(game):
+            others = [f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players)
+                      if s != seat and game.hands[s]]
+            if others:
+                lines.append("其他人：" + "，".join(others))
+        if not game.over and game.turn == seat and game.phase == "play":
+            lines.append(f"轮到你：要大过 {self.to_beat(game, seats)}" if game.lead else "轮到你首出")
+        return "\n".join(lines)
 
     def render_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> Message:
         """The group message after an accepted move (G-4): the play or pass, going out or
@@ -164,7 +283,8 @@ class ClimbingAdapter(GameAdapter):
         name = seats[move.seat].name
         note = f"［{why}］" if why else ""
         if move.reading is not None:
-            lines = [f"{name} 出 {self.play_cards(game, move.cards, move.reading)}（{move.reading.name}）{note}"]
+            shown = self.play_cards(game, move.cards, move.reading)
+            lines = [f"{name} 出 {shown}{self.type_note(game, move.reading)}{note}"]
         else:
             lines = [f"{name} 过{note}"]
         if move.place is not None:
@@ -183,7 +303,8 @@ class ClimbingAdapter(GameAdapter):
         counts = self.counts_line(game, seats)
         if counts:
             lines.append(counts)
-        return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+        just_shown = move.reading is not None and game.lead is not None and game.lead[0] == move.seat
+        return plain("\n".join(lines) + "\n") + self.prompt(game, seats, just_shown and len(lines) == 1)
 
     def hand_text(self, game: Any, title: str, head: str, seat: int, how: str) -> str:
         """``【游戏】<head>`` then the hand (G-1) and how to play."""

@@ -12,6 +12,7 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.readings import SHOUBAYI
 from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SCHEMA, SRules
 from engine.shoubayi.strategy import BlockingStrategy
@@ -30,9 +31,9 @@ class ShoubayiAdapter(ClimbingAdapter):
 
     name = "手把一"
     schema = with_common(SCHEMA)
+    vocabularies = (SHOUBAYI,)
     engine_type = SGame
-    strategy = BlockingStrategy()
-    auto_strategy = BlockingStrategy(follow=True)
+    simple_strategy = BlockingStrategy()
 
     def parse_size(self, arg: str) -> int:
         """``N人`` / ``N`` (2–6) → N; nothing → 0 (start with ``/开始``)."""
@@ -41,7 +42,7 @@ class ShoubayiAdapter(ClimbingAdapter):
             return 0
         m = SIZE_RE.match(t)
         if m is None:
-            raise UsageError("用法：/开局 手把一 4人（2–6 人，坐满开始），或 /开局 手把一 后由开局人 /开始")
+            raise UsageError("手把一 2–6 人：/开局 手把一 4人（坐满开始），或 /开局 手把一 后由开局人 /开始")
         return CN.get(m.group(1)) or int(m.group(1))
 
     def max_seats(self, settings: dict) -> int:
@@ -53,6 +54,37 @@ class ShoubayiAdapter(ClimbingAdapter):
 
     def prompt_seconds(self, game: SGame) -> int | None:
         return None
+
+    def pass_hint(self, game: SGame) -> str | None:
+        """S-4 把一必拦: passing is not offered to the last player before a 把一 player."""
+        if game.blocking_turn():
+            return "；把一必拦：管得了就必须管，管不了才能过"
+        return super().pass_hint(game)
+
+    def prompt_warning(self, game: SGame) -> str:
+        """S-4 包赔, told before the player plays."""
+        if game.baopei_risk():
+            return "。下家把一：出单张就出你最大的单张，否则下家这轮走了由你包赔"
+        return ""
+
+    def _lead_line(self, game: SGame, seats: list[SeatView]) -> str:
+        """Who leads the first trick and why (S-4). With cards set aside (2 players) the
+        heart is not named: it could tell that ♥5 was set aside."""
+        name = seats[game.turn].name
+        if game.lead_by == "card":
+            if game.aside:
+                return f"{name} 先出（持 ♥5；♥5 被抽走时持最小的红桃）。"
+            return f"♥5 在 {name} 手里，{name} 先出。"
+        if game.lead_by == "dealer":
+            return f"庄家 {name} 先出。"
+        if game.lead_by == "winner":
+            return f"上局赢家 {name} 先出。"
+        return f"{name} 先出。"
+
+    def reveal(self, game: SGame, seats: list[SeatView]) -> str:
+        """/结束 before the result: every hand and the cards set aside (G-4)."""
+        aside = f"抽出的牌：{self.cards(game, game.aside)}\n" if game.aside else ""
+        return aside + super().reveal(game, seats)
 
     def report_line(self, name: str, left: int) -> str:
         return f"{name} 把一了！"
@@ -74,7 +106,8 @@ class ShoubayiAdapter(ClimbingAdapter):
                                                ("包赔", game.rules.baopei),
                                                ("打到底", game.rules.to_the_end)) if on)
         says = [Say(plain(f"【手把一】开局！{game.players} 人，{deck}{aside}。{rules or '无附加规则'}。\n"
-                          f"座次：{names}\n手牌已私聊发出，发送 /手牌 可重发。\n") + self.prompt(game, seats))]
+                          f"座次：{names}\n手牌已私聊发出，发送 /手牌 可重发。\n{self._lead_line(game, seats)}\n")
+                    + self.prompt(game, seats))]
         says += [Say(self.hand(game, seats, s), s) for s in range(game.players)]
         return says
 

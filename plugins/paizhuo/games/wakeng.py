@@ -1,5 +1,5 @@
 """挖坑 in the chat: bidding in the group (``叫 2`` / ``不叫``), the digger's private bury
-(``扣 <4张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
+(``扣 <4 张>``), play, and the end with the buried cards and the multiplier (RULES.md W).
 The buried and bottom cards stay hidden until the end (W-3)."""
 
 from __future__ import annotations
@@ -11,18 +11,29 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, parse_cards, resolve
-from engine.errors import MoveError
+from engine.cards import (
+    CardsNotHeld,
+    NotationError,
+    format_cards,
+    format_ranks,
+    parse_cards,
+    resolve,
+)
+from engine.climbing import carried_seat
+from engine.computer import SCORE_RANKS, choose_bid, choose_bury
+from engine.errors import MoveError, hand_error
+from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
 from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, at, signed
+from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
-BID_RE = re.compile(r"^叫\s*(\d+|[一二三四五])\s*分?$")
-NO_BID = {"不叫", "不叫了", "pass叫"}
-CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
+BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
+NO_BID = {"不叫", "不叫了", "不叫分", "pass叫"}
+CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+BID_USAGE = "叫分请写：叫 1 / 叫 2 / 叫 3 / 不叫"
 RESULT_TEXT = {"win": "胜", "loss": "负"}
 HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
 
@@ -32,8 +43,8 @@ class WakengAdapter(ClimbingAdapter):
 
     name = "挖坑"
     schema = with_common(SCHEMA)
+    vocabularies = (WAKENG, WAKENG_SHAANXI)
     engine_type = WGame
-    answer_prefixes = ("扣",)
 
     def parse_size(self, arg: str) -> int:
         """挖坑 is always 3 players (W-1); ``三人`` / ``3`` or nothing."""
@@ -42,7 +53,7 @@ class WakengAdapter(ClimbingAdapter):
         raise UsageError("挖坑固定 3 人：/开局 挖坑")
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> WGame:
-        first = previous["out"][0] if previous and previous.get("out") else None
+        first = carried_seat(previous, previous["out"][0]) if previous and previous.get("out") else None
         return WGame.deal(WRules.from_json(settings), seed, first=first)
 
     def prompt_seconds(self, game: WGame) -> int | None:
@@ -50,23 +61,33 @@ class WakengAdapter(ClimbingAdapter):
 
     # ---- commands ----------------------------------------------------------------------------
     def parse_command(self, text: str) -> tuple[str, str | None] | None:
-        """``叫 2`` / ``叫2`` / ``叫二`` → ``("bid", "2")``; ``不叫`` → ``("bid", "0")``;
-        otherwise ``出`` / ``过``."""
+        """``叫 2`` / ``叫2`` / ``叫二`` / ``叫2分`` / ``叫分 2`` / ``叫 两分`` → ``("bid", "2")``;
+        ``不叫`` → ``("bid", "0")``; ``叫`` / ``叫分`` alone → ``("bid", "")`` (answered with
+        the usage); ``扣 <牌>`` → ``("bury", None)`` (answered: privately); otherwise
+        ``出`` / ``过``. Chat that merely starts with 叫 or 扣 is ``None``."""
         t = unicodedata.normalize("NFKC", text).strip()
         if t in NO_BID:
             return ("bid", "0")
         m = BID_RE.match(t)
         if m:
-            return ("bid", str(CN_DIGITS.get(m.group(1), m.group(1)))[:3])
-        if t.startswith("扣"):
+            amount = m.group(1) or ""
+            return ("bid", str(CN_DIGITS.get(amount, amount))[:3])
+        if t.startswith("扣") and t[1:].strip() and is_card_text(t[1:]):
             return ("bury", None)
         return super().parse_command(t)
 
+    def is_answer(self, text: str) -> bool:
+        """``扣 <牌>`` (W-3), also mistyped; not chat that merely starts with 扣."""
+        t = unicodedata.normalize("NFKC", text).strip()
+        return t.startswith("扣") and is_card_text(t[1:])
+
     def act(self, game: WGame, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
         if kind == "bury":
-            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4张牌>，不要在群里发。")
+            raise MoveError("bury_in_group", "扣底请私聊机器人发送 扣 <4 张牌>，不要在群里发。")
         if kind == "bid":
-            game.place_bid(seat, int(arg or 0))
+            if not arg:
+                raise MoveError("bid_usage", BID_USAGE)
+            game.place_bid(seat, int(arg))
             return self._after_bid(game, seats, seat)
         if game.phase == "bid":
             raise MoveError("not_playing", "现在是叫分：叫 1 / 叫 2 / 叫 3 / 不叫")
@@ -79,11 +100,34 @@ class WakengAdapter(ClimbingAdapter):
             return game.bidder
         return super().acting_seat(game)
 
-    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str) -> list[Say]:
+    def waiting_seats(self, game: WGame) -> list[int]:
+        if not game.over and game.phase == "bury":
+            return [game.digger]
+        return super().waiting_seats(game)
+
+    def computer_turn(self, game: WGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """W-2 叫分 by hand strength, W-3 扣底 keeping 5 / 10 / K out of the bottom, else play."""
+        if game.over:
+            return []
+        if game.phase == "bid":
+            if seat != game.bidder:
+                return []
+            bid = choose_bid(game.hands[seat], game.bid_options(seat), game.rules.shaanxi)
+            return self.act(game, seats, seat, "bid", str(bid))
+        if game.phase == "bury":
+            if seat != game.digger:
+                return []
+            avoid = frozenset() if game.rules.shaanxi else SCORE_RANKS
+            cards = choose_bury(game.hands[seat], game.rules.rank_order(), avoid=avoid)
+            return self.answer(game, seats, seat, "扣 " + format_cards(cards)) or []
+        return super().computer_turn(game, seats, seat)
+
+    def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str,
+                  simple: bool = False) -> list[Say]:
         if game.phase == "bid":
             game.bid_timeout()
             return self._after_bid(game, seats, seat, why)
-        return super().auto_move(game, seats, seat, why)
+        return super().auto_move(game, seats, seat, why, simple)
 
     # ---- texts ---------------------------------------------------------------------------------
     def _bid_prompt(self, game: WGame, seats: list[SeatView]) -> Message:
@@ -104,10 +148,24 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"{line}\n{digger} 当挖坑者，{game.bid} 分{note}。等 {digger} 私聊扣底"
                 f"（限时 {game.rules.prompt_seconds} 秒）。"),
-            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。请扣 4 张牌：私聊回复 扣 <4张牌>，例如 扣 3456。"
-                f"扣完拿到 4 张底牌。{game.rules.prompt_seconds} 秒内不回复自动扣最小的 4 张。\n"
+            Say(f"【挖坑】你是挖坑者（{game.bid} 分）。{self._bury_prompt(game)}\n"
                 f"你的手牌：{self.cards(game, game.hands[game.digger])}", game.digger),
         ]
+
+    def _bury_example(self, game: WGame) -> str:
+        """``扣 …`` with the cards a timeout would bury: copy-paste ready, and never a
+        5, 10 or K where the hand allows (W-6)."""
+        return "扣 " + format_ranks(game.timeout_bury(game.digger), game.rules.rank_order())
+
+    def _bury_prompt(self, game: WGame) -> str:
+        """How to bury (W-3), what buried 5 / 10 / K cost (W-6), what a timeout does."""
+        seconds = game.rules.prompt_seconds
+        if game.rules.shaanxi:
+            return (f"请扣 4 张牌：私聊回复 扣 <4张牌>，例如 {self._bury_example(game)}。"
+                    f"扣完拿到 4 张底牌。{seconds} 秒内不回复自动扣最小的 4 张。")
+        return (f"请扣 4 张牌：私聊回复 扣 <4张牌>，例如 {self._bury_example(game)}。"
+                f"注意：扣下的 5、10、K 每张让输赢翻倍。扣完拿到 4 张底牌。"
+                f"{seconds} 秒内不回复自动扣最小的 4 张（尽量不扣 5、10、K）。")
 
     def hand(self, game: WGame, seats: list[SeatView], seat: int) -> str:
         if game.digger is None:
@@ -120,7 +178,7 @@ class WakengAdapter(ClimbingAdapter):
 
     def reminder(self, game: WGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "bury" and seat == game.digger:
-            return "请扣 4 张牌：私聊回复 扣 <4张牌>。"
+            return self._bury_prompt(game)
         return ""
 
     # ---- flows -----------------------------------------------------------------------------------
@@ -143,9 +201,9 @@ class WakengAdapter(ClimbingAdapter):
         try:
             cards = resolve(parse_cards(t[1:]), game.hands[seat])
         except NotationError as err:
-            raise MoveError("notation", f"{err}。请回复：扣 <4张牌>，例如 扣 3456") from None
+            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 {self._bury_example(game)}") from None
         except CardsNotHeld as err:
-            raise MoveError("not_held", str(err)) from None
+            raise hand_error("not_held", str(err)) from None
         game.bury(seat, cards)
         return self._after_bury(game, seats, "")
 
@@ -155,8 +213,15 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"你扣下：{self.cards(game, game.buried)}{note}；拿到底牌：{self.cards(game, game.bottom)}\n"
                 + self.hand(game, seats, game.digger), game.digger),
-            Say(plain(f"{digger} 扣底完成{note}。\n") + self.prompt(game, seats)),
+            Say(plain(f"{digger} 扣底完成{note}。{self._lead_line(game, seats)}\n") + self.prompt(game, seats)),
         ]
+
+    def _lead_line(self, game: WGame, seats: list[SeatView]) -> str:
+        """Who leads the first trick and why (W-5; W-7 without naming a card, which could
+        tell that ♥4 lies in the bottom)."""
+        if game.rules.shaanxi:
+            return f"{seats[game.turn].name} 先叫先出（持最小的红桃）。"
+        return f"挖坑者 {seats[game.turn].name} 先出。"
 
     def timeout(self, game: WGame, seats: list[SeatView]) -> list[Say]:
         if game.phase == "bury":
@@ -182,6 +247,16 @@ class WakengAdapter(ClimbingAdapter):
         if game.phase == "bury":
             return plain("\n".join([*lines, "等待挖坑者扣底。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def reveal(self, game: WGame, seats: list[SeatView]) -> str:
+        """/结束 before the result: the digger, the buried cards and the bottom, and every
+        hand (G-4)."""
+        if game.digger is None or game.phase == "bury":
+            head = f"底牌：{self.cards(game, game.bottom)}"
+        else:
+            head = (f"挖坑者：{seats[game.digger].name}（{game.bid} 分）；扣的底：{self.cards(game, game.buried)}\n"
+                    f"原底牌：{self.cards(game, game.bottom)}")
+        return head + "\n" + super().reveal(game, seats)
 
     def end(self, game: WGame, seats: list[SeatView]) -> Message:
         result = game.result or {}

@@ -10,14 +10,16 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, card_name, parse_cards, resolve
+from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
 from engine.climbing import Move
-from engine.errors import MoveError
+from engine.computer import choose_declare, choose_return
+from engine.errors import MoveError, hand_error
+from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
 from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
+from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
@@ -31,14 +33,22 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     name = "抓特务"
     schema = with_common(SCHEMA)
+    vocabularies = (ZHUATEWU,)
     engine_type = ZGame
-    answer_prefixes = ("还", "明", "暗")
+
+    def is_answer(self, text: str) -> bool:
+        """``还 <牌>`` (Z-8), also mistyped; ``明`` / ``明牌`` / ``暗`` (Z-9) with at most two
+        stray characters (``明！``, ``暗吧``). Not chat that merely starts with 还."""
+        t = unicodedata.normalize("NFKC", text).strip()
+        if t.startswith("还"):
+            return is_card_text(t[1:])
+        return t[:1] in ("明", "暗") and len(t) <= 3 and not any(ch.isspace() for ch in t)
 
     def parse_size(self, arg: str) -> int:
         """``三人`` / ``四人`` / ``3`` / ``4`` / ``3人`` / ``4人`` → 3 or 4 (Z-1)."""
         size = SIZES.get(unicodedata.normalize("NFKC", arg).strip())
         if size is None:
-            raise UsageError("请写明人数：/开局 抓特务 三人 或 /开局 抓特务 四人")
+            raise UsageError("抓特务 3 或 4 人：/开局 抓特务 三人 或 /开局 抓特务 四人")
         return size
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> ZGame:
@@ -75,7 +85,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
     def reminder(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "tribute" and game.next_return(seat):
             return self._return_prompt(game, seats, seat)
-        if game.phase == "declare" and seat in game.awaiting_declare():
+        if game.phase == "declare" and (seat in game.awaiting_declare() or game.roles[seat] != SPY):
             return self._declare_prompt(game, seat)
         return ""
 
@@ -98,15 +108,32 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return f"等待还贡：收到贡牌的人私聊回复 还 <牌>（限时 {self._seconds(game)} 秒）。"
         return f"等待特务私聊选择 明 / 明牌 / 暗（限时 {self._seconds(game)} 秒）。"
 
+    def _lead_line(self, game: ZGame, seats: list[SeatView]) -> str:
+        """Who leads the first trick and why (Z-5)."""
+        name = seats[game.turn].name
+        if game.lead_by == "card":
+            return f"{card_name(game.rules.first_lead_card())} 在 {name} 手里，{name} 先出。"
+        if game.lead_by == "dealer":
+            return f"庄家 {name} 先出。"
+        if game.lead_by == "first_out":
+            return f"上局头游 {name} 先出。"
+        return f"{name} 先出。"
+
     def _play_start(self, game: ZGame, seats: list[SeatView]) -> Message:
-        """Declared spies announced (Z-9), then the first prompt."""
+        """Declared spies announced together (Z-9, G-4), who leads and why (Z-5), then the
+        first prompt."""
         lines = []
         for s in game.declared_spies():
             if game.declared[s] == "明牌":
                 lines.append(f"{seats[s].name} 是特务，明牌！手牌：{self.cards(game, game.hands[s])}")
             else:
                 lines.append(f"{seats[s].name} 亮明：我是特务！")
+        lines.append(self._lead_line(game, seats))
         return plain("".join(line + "\n" for line in lines)) + self.prompt(game, seats)
+
+    def secret_phase(self, game: ZGame) -> bool:
+        """Z-9: while spies choose 明/暗, only spies get answers (G-4)."""
+        return game.phase == "declare" and not game.over
 
     def _phase_says(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
         """What the group and players are told when a phase begins after another."""
@@ -150,6 +177,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return [f"{seats[move.seat].name}（明牌）手牌：{self.cards(game, game.hands[move.seat])}"]
         return []
 
+    def shows_counts(self, game: ZGame) -> bool:
+        """Z-6 显示张数."""
+        return game.rules.show_counts
+
     def counts_line(self, game: ZGame, seats: list[SeatView]) -> str | None:
         """Z-6 显示张数."""
         if not game.rules.show_counts:
@@ -157,12 +188,36 @@ class ZhuatewuAdapter(ClimbingAdapter):
         return "张数：" + "，".join(
             f"{seats[s].name} {len(game.hands[s])}" for s in range(game.players) if game.hands[s])
 
+    def waiting_seats(self, game: ZGame) -> list[int]:
+        if game.over:
+            return []
+        if game.phase == "tribute":
+            return sorted({e["receiver"] for e in game.pending_returns()})
+        if game.phase == "declare":
+            return list(game.awaiting_declare())
+        return super().waiting_seats(game)
+
+    def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int) -> list[Say]:
+        """Z-8 还贡 with the cheapest cards, Z-9 明 / 暗 by hand strength, else play."""
+        if game.phase == "tribute":
+            exchange = game.next_return(seat)
+            if exchange is None:
+                return []
+            cards = choose_return(game.tribute_allowed(seat), exchange["count"])
+            return self.answer(game, seats, seat, "还 " + format_cards(cards)) or []
+        if game.phase == "declare":
+            if seat not in game.awaiting_declare():
+                return []
+            choice = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
+            return self.answer(game, seats, seat, choice) or []
+        return super().computer_turn(game, seats, seat)
+
     def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         t = unicodedata.normalize("NFKC", text).strip()
         if t in ("明", "明牌", "暗", "明特务", "暗特务"):
             choice = {"明特务": "明", "暗特务": "暗"}.get(t, t)
             game.declare(seat, choice)
-            says = [Say(f"你选择了：{DECLARE_TEXT[choice]}", seat)]
+            says = [Say(f"你选择了：{DECLARE_TEXT[choice]}", seat, secret=True)]
             if game.phase == "play":
                 says += self._phase_says(game, seats)
             return says
@@ -181,7 +236,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
         except NotationError as err:
             raise MoveError("notation", f"{err}。请回复：还 <牌>，例如 还 3") from None
         except CardsNotHeld as err:
-            raise MoveError("not_held", str(err)) from None
+            raise hand_error("not_held", str(err)) from None
         exchange = game.return_tribute(seat, cards)
         return self._returned(game, seats, [exchange], auto=False)
 
@@ -211,9 +266,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     def table(self, game: ZGame, seats: list[SeatView]) -> Message:
         lines = [f"【抓特务】{game.players} 人局"]
+        declared = game.declared_spies()  # none until every spy has answered (G-4)
         for s, seat in enumerate(seats):
             status = []
-            if game.declared[s] in ("明", "明牌"):
+            if s in declared:
                 status.append("明特务" if game.declared[s] == "明" else "明牌特务")
             if s in game.out:
                 status.append(f"第 {game.out.index(s) + 1} 名")
@@ -230,6 +286,12 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if game.phase == "declare":
             return plain("\n".join([*lines, "等待特务选择明/暗。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def reveal(self, game: ZGame, seats: list[SeatView]) -> str:
+        """/结束 before the result: the sides, hidden spies included, and every hand (G-4)."""
+        spies = "、".join(seats[s].name for s in game.spies())
+        civilians = "、".join(seats[s].name for s in range(game.players) if game.roles[s] == CIVILIAN)
+        return f"特务：{spies}；平民：{civilians}\n" + super().reveal(game, seats)
 
     def end(self, game: ZGame, seats: list[SeatView]) -> Message:
         result = game.result or {}

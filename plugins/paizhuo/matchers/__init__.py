@@ -1,5 +1,5 @@
 """The plugin's matchers, one module per group of commands."""
 
-from plugins.paizhuo.matchers import info, play, private, table
+from plugins.paizhuo.matchers import history, info, namespace, play, private, table
 
-__all__ = ["info", "play", "private", "table"]
+__all__ = ["history", "info", "namespace", "play", "private", "table"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, MessageEvent
+from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
+
+from plugins.paizhuo.actions import reply
+from plugins.paizhuo.messaging import deliver, private
 
 
 def display_name(event: MessageEvent) -> str:
@@ -23,3 +26,29 @@ def is_manager(bot: Bot, event: GroupMessageEvent) -> bool:
     if event.sender.role in ("owner", "admin"):
         return True
     return str(event.user_id) in bot.config.superusers
+
+
+USAGE: dict[str, str] = {
+    "加入": "用法：/加入（不带参数），坐进本群开着的牌桌",
+    "退出": "用法：/退出（不带参数），开局前离座或两局之间关桌",
+    "结束": "用法：/结束（不带参数），关闭本群牌桌，进行中的一局不计分",
+    "牌桌": "用法：/牌桌（不带参数），重发当前桌面",
+    "继续": "用法：/继续（不带参数），一局结束后全员发送开下一局",
+    "托管": "用法：/托管（不带参数），让机器人代打，再发一次取消",
+    "开始": "用法：/开始（不带参数），不定人数的手把一由开局人发送开打",
+    "手牌": "用法：/手牌（不带参数），私聊重发你的手牌",
+    "战绩": "用法：/战绩 查自己；/战绩 @某人 查群友（要真的 @ 选人，或写 QQ 号）",
+}
+"""The right form of each command, for a reply to wrong or extra arguments."""
+
+
+async def wrong_args(bot: Bot, event: MessageEvent, args: Message, command: str) -> bool:
+    """For a command that takes no arguments: when text follows it, answer with its
+    :data:`USAGE` (an @-reply in a group, privately otherwise) and return ``True``."""
+    if not args.extract_plain_text().strip():
+        return False
+    user_id = str(event.user_id)
+    out = (reply(str(event.group_id), user_id, USAGE[command]) if isinstance(event, GroupMessageEvent)
+           else private(user_id, USAGE[command]))
+    await deliver(bot, [out])
+    return True

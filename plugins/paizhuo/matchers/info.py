@@ -1,31 +1,50 @@
-"""``/手牌``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
+"""``/手牌``, ``/提示``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
 
 from __future__ import annotations
+
+import unicodedata
 
 from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 from nonebot.params import CommandArg
 
+from db.history import points_series
 from plugins.paizhuo import actions
-from plugins.paizhuo.matchers.depends import is_manager
-from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.forward import forward_reply
+from plugins.paizhuo.games import GAMES
+from plugins.paizhuo.matchers.depends import USAGE, is_manager, wrong_args
+from plugins.paizhuo.messaging import deliver, plain
+from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.stats import render_stats
+from plugins.paizhuo.tables import REGISTRY
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
-入座：/加入　离座：/退出
+入座：/加入　离座：/退出　电脑玩家：/加机器人 [人数]、/踢机器人（开局人、管理员）
 出牌：出 778899　不要：过 或 不要（可不带 /）
-挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4张牌>
+挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4 张牌>
 抓特务私聊：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）
-一局结束后：/继续（全员发送后开下一局）；/退出 关桌；/托管 让机器人代打
-查看：/手牌（私聊重发手牌）/牌桌 /战绩 [@某人] /规则 [游戏]
+一局结束后：/继续（全员发送、坐满后开下一局）；/退出 离座，新人 /加入 补位；/踢 @某人 请离不在的人；/托管 让机器人代打
+查看：/手牌（私聊重发手牌）/提示（私聊告诉你可以怎么出）/牌桌 /战绩 [@某人] /规则 [游戏]
+排行与复盘：/排行 [游戏] [本周|本月|总]；/对局 列出最近的对局，/对局 <编号> 复盘
+所有命令也可写成 /牌桌 <命令>，例如 /牌桌 帮助（与别的插件同名时用）
 管理：/设置 <游戏> <项> <值>、/设置 <游戏> 默认（群主、管理员）；/结束（开局人、群主、管理员）
 记牌：3 4 5 6 7 8 9 10 J Q K A 2，10 也可写 T 或 0，小王=小，大王=大；
 花色可写 ♠♥♣♦、黑桃/红桃/梅花/方块 或 s h c d，例如 出 ♥3 或 出 h3；
 空格、逗号随意：778899 = 7 7 8 8 9 9 = ７７８８９９；牌后可写牌型名，如 出 999 101010 JJJ 三连。
+各游戏的牌型名：/帮助 抓特务、/帮助 挖坑、/帮助 手把一
 机器人要私聊发牌，请先加它为好友。"""
 
+HELP_USAGE = "用法：/帮助 查看命令；/帮助 <游戏> 查看牌型名，游戏：" + "、".join(GAMES)
+
+
+def reply_to(event: GroupMessageEvent, text: str):
+    """A short plain group reply."""
+    return actions.reply(str(event.group_id), str(event.user_id), text)
+
+
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
+hint_cmd = on_command("提示", priority=10, block=True)
 help_cmd = on_command("帮助", aliases={"help", "牌桌帮助"}, priority=10, block=True)
 stats_cmd = on_command("战绩", priority=10, block=True)
 rules_cmd = on_command("规则", priority=10, block=True)
@@ -33,8 +52,9 @@ set_cmd = on_command("设置", priority=10, block=True)
 
 
 @rules_cmd.handle()
-async def _(event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await rules_cmd.finish(plain(await actions.show_rules(str(event.group_id), args.extract_plain_text())))
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    text = await actions.show_rules(str(event.group_id), args.extract_plain_text())
+    await deliver(bot, [forward_reply(event, text) if "\n" in text else reply_to(event, text)])
 
 
 @set_cmd.handle()
@@ -45,22 +65,38 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 
 @hand_cmd.handle()
-async def _(bot: Bot, event: MessageEvent) -> None:
+async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "手牌"):
+        return
     group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
     await actions.resend_hand(bot, str(event.user_id), group_id)
 
 
-@help_cmd.handle()
+@hint_cmd.handle()
 async def _(bot: Bot, event: MessageEvent) -> None:
-    await help_cmd.finish(plain(HELP))
+    await actions.send_hints(bot, str(event.user_id))
+
+
+@help_cmd.handle()
+async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
+    game = unicodedata.normalize("NFKC", args.extract_plain_text()).strip()
+    if not game:
+        await deliver(bot, [forward_reply(event, HELP)])
+        return
+    if game in GAMES:
+        await help_cmd.finish(plain(GAMES[game].help()))
+    await help_cmd.finish(plain(HELP_USAGE))
 
 
 @stats_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
-    typed = args.extract_plain_text().strip()
+    typed = unicodedata.normalize("NFKC", args.extract_plain_text()).strip().lstrip("@")
     if target is None and typed.isdigit() and 5 <= len(typed) <= 12:
         target = typed
+    elif typed:
+        # A name typed without a real @ (``/战绩 乙``), or words beside the @.
+        await stats_cmd.finish(plain(USAGE["战绩"]))
     if target is None or target == "all":
         target, name = str(event.user_id), None
     else:
@@ -73,4 +109,8 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     if name is None:
         name = (event.sender.card or event.sender.nickname) if target == str(event.user_id) else target
     text = await render_stats(str(event.group_id), target, name or target)
+    if pictures_on() and "\n" in text:
+        chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
+        await deliver(bot, [picture("group", str(event.group_id), text, chart)])
+        return
     await stats_cmd.finish(plain(text))

@@ -10,7 +10,7 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent
 from nonebot.rule import Rule
 
 from engine.cards import NotationError, parse_cards
-from engine.readings import split_type_hint
+from engine.readings import trailing_type_word
 from plugins.paizhuo import actions
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.tables import REGISTRY
@@ -37,9 +37,10 @@ def parse_move(text: str) -> tuple[str, str | None] | None:
 
 
 def looks_like_cards(text: str) -> bool:
-    """Whether ``text`` parses as cards (with an optional type name)."""
+    """Whether ``text`` parses as cards (with an optional type name of any game)."""
+    word = trailing_type_word(text)
     try:
-        parse_cards(split_type_hint(text)[0])
+        parse_cards(text.rstrip()[: -len(word)] if word else text)
     except NotationError:
         return False
     return True

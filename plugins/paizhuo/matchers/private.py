@@ -1,5 +1,5 @@
 """Private answers to the bot — 抓特务 ``还 <牌>`` (Z-8) and ``明`` / ``明牌`` / ``暗`` (Z-9),
-挖坑 ``扣 <4张>`` (W-3) — and short explanations for group commands sent privately.
+挖坑 ``扣 <4 张>`` (W-3) — and short explanations for group commands sent privately.
 Hidden choices are only ever made here, never in the group (G-4)."""
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from plugins.paizhuo.messaging import deliver, private
 
 
 def is_answer_text(text: str) -> bool:
-    """Whether ``text`` starts like a private answer of any game (``还``, ``明``, ``扣`` …),
-    with or without the command prefix."""
+    """Whether ``text`` is a private answer of any game (``还 <牌>``, ``明``, ``扣 <牌>`` …),
+    well-formed or not, with or without the command prefix; chat that merely starts with
+    the same word (``还没开始吗``) is not."""
     t = strip_prefix(text)
-    return any(t.startswith(p) for adapter in GAMES.values() for p in adapter.answer_prefixes)
+    return any(adapter.is_answer(t) for adapter in GAMES.values())
 
 
 async def _is_answer(event: PrivateMessageEvent) -> bool:
@@ -38,8 +39,9 @@ async def _(bot: Bot, event: PrivateMessageEvent) -> None:
 
 
 GROUP_ONLY = ("开局", "开桌", "加入", "上桌", "入座", "退出", "下桌", "结束", "结束牌局", "继续", "再来",
-              "下一局", "托管", "牌桌", "战绩", "规则", "设置", "开始", "开打")
-PRIVATE_OK = ("牌桌帮助", "帮助", "help", "手牌", "看牌")
+              "下一局", "托管", "牌桌", "战绩", "规则", "设置", "开始", "开打", "踢", "请离", "加机器人",
+              "加电脑", "踢机器人", "踢电脑", "排行", "对局")
+PRIVATE_OK = ("牌桌帮助", "帮助", "help", "手牌", "看牌", "提示")
 
 
 async def _is_group_only(event: PrivateMessageEvent) -> bool:
@@ -68,7 +70,7 @@ private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 @group_only_cmd.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     await deliver(bot, [private(str(event.user_id),
-                                "这个命令请在群里发送。私聊只用于：/手牌、还 <牌>、明 / 明牌 / 暗、扣 <4张牌>。")])
+                                "这个命令请在群里发送。私聊只用于：/手牌、/提示、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。")])
 
 
 @private_move.handle()

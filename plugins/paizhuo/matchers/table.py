@@ -1,4 +1,5 @@
-"""``/开局``, ``/加入``, ``/退出``, ``/继续``, ``/托管``, ``/结束``, ``/牌桌``: opening and managing a group's table."""
+"""``/开局``, ``/加入``, ``/退出``, ``/踢``, ``/继续``, ``/托管``, ``/结束``, ``/牌桌``: opening and
+managing a group's table."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
 from plugins.paizhuo import actions
-from plugins.paizhuo.matchers.depends import display_name, is_manager
+from plugins.paizhuo.matchers.depends import display_name, is_manager, wrong_args
 
 open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
 join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)
@@ -17,6 +18,9 @@ table_cmd = on_command("牌桌", priority=10, block=True)
 continue_cmd = on_command("继续", aliases={"再来", "下一局"}, priority=10, block=True)
 auto_cmd = on_command("托管", priority=10, block=True)
 start_cmd = on_command("开始", aliases={"开打"}, priority=10, block=True)
+kick_cmd = on_command("踢", aliases={"请离"}, priority=10, block=True)
+add_ai_cmd = on_command("加机器人", aliases={"加电脑"}, priority=9, block=True)
+remove_ai_cmd = on_command("踢机器人", aliases={"踢电脑"}, priority=9, block=True)
 
 
 @open_cmd.handle()
@@ -26,35 +30,68 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 
 @join_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "加入"):
+        return
     await actions.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
 
 
 @leave_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "退出"):
+        return
     await actions.leave_table(bot, str(event.group_id), str(event.user_id))
 
 
 @end_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "结束"):
+        return
     await actions.end_table(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
 
 
 @table_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.
+    if args.extract_plain_text().strip() != "牌桌" and await wrong_args(bot, event, args, "牌桌"):
+        return
     await actions.show_table(bot, str(event.group_id), str(event.user_id))
 
 
 @continue_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "继续"):
+        return
     await actions.continue_table(bot, str(event.group_id), str(event.user_id))
 
 
 @auto_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "托管"):
+        return
     await actions.toggle_auto(bot, str(event.group_id), str(event.user_id))
 
 
 @start_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "开始"):
+        return
     await actions.start_now(bot, str(event.group_id), str(event.user_id))
+
+
+@kick_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
+    await actions.kick_player(bot, str(event.group_id), str(event.user_id), target,
+                              is_manager(bot, event))
+
+
+@add_ai_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    await actions.add_computers(bot, str(event.group_id), str(event.user_id),
+                                args.extract_plain_text(), is_manager(bot, event))
+
+
+@remove_ai_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    await actions.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))

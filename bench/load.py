@@ -1,0 +1,183 @@
+"""Load benchmark: ``python bench/load.py --tables 1 20 200 [--pacing] [--think 0]``.
+
+Starts the real bot (``bot.py``, a fresh SQLite file), connects the project's OneBot v11
+simulator (``tools/onebot_sim.py``) over the real reverse WebSocket and plays K concurrent
+3-player 抓特务 tables with simulated players (each table plays game after game until the
+run's move budget is spent). Measures, for every accepted play or pass, the time from the
+player's message to that table's group announcement; and, interleaved in the same run on
+the same connection, the *floor*: the time from a trivial command (``/帮助``: a static
+reply, no table, no database) to its answer. Prints p50 / p99 of both and their ratios,
+failed moves (no answer within the timeout) and ``database is locked`` lines in the log.
+
+``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
+``SEND_INTERVAL=0``); ``--think`` is a human think time in seconds before each move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
+from tools.players import SimPlayer, attach  # noqa: E402
+
+FLOOR_GROUP = 999_999
+FLOOR_USER = 888_888
+TOKEN = "load"
+
+
+class Inboxes:
+    """Every group message the bot sends, per group, with its arrival time."""
+
+    def __init__(self) -> None:
+        self.queues: dict[int, asyncio.Queue[tuple[float, Sent]]] = defaultdict(asyncio.Queue)
+
+    def __call__(self, sent: Sent) -> None:
+        if sent.kind == "group":
+            self.queues[sent.target].put_nowait((time.perf_counter(), sent))
+
+    async def next(self, group_id: int, timeout: float) -> tuple[float, Sent]:
+        return await asyncio.wait_for(self.queues[group_id].get(), timeout)
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(len(s) * q))] if s else float("nan")
+
+
+async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[SimPlayer],
+                      budget: list[int], think: float, lat: list[float], fails: list[int],
+                      timeout: float) -> None:
+    """Open a table in ``gid``, seat ``players`` and play games until ``budget[0]`` (moves
+    left in the whole run) is spent."""
+    ids = {p.user_id: p for p in players}
+    await sim.group_message(gid, players[0].user_id, "/开局 抓特务 三人")
+    await inbox.next(gid, timeout)
+    for p in players[1:]:
+        await sim.group_message(gid, p.user_id, "/加入")
+        _, joined = await inbox.next(gid, timeout)
+        if "开局" in joined.text:
+            inbox.queues[gid].put_nowait((0.0, joined))
+    while budget[0] > 0:
+        try:
+            _, msg = await inbox.next(gid, timeout)
+        except TimeoutError:
+            fails[0] += 1
+            for p in players:  # nudge: a new game if the last one ended unseen
+                await sim.group_message(gid, p.user_id, "/继续")
+            continue
+        if "本局结束" in msg.text:
+            for p in players:
+                await sim.group_message(gid, p.user_id, "/继续")
+            continue
+        if "轮到" not in msg.text:
+            continue
+        who = [u for u in msg.at if u in ids]
+        if not who:
+            continue
+        player = ids[who[-1]]
+        await asyncio.sleep(think or 0.01)  # let the private hand update land
+        for command in player.candidates(msg.text):
+            t0 = time.perf_counter()
+            await sim.group_message(gid, player.user_id, command)
+            try:
+                t1, answer = await inbox.next(gid, timeout)
+            except TimeoutError:
+                fails[0] += 1
+                break
+            refused = answer.at == [player.user_id] and "轮到" not in answer.text
+            if refused:
+                continue
+            lat.append(t1 - t0)
+            budget[0] -= 1
+            inbox.queues[gid].put_nowait((t1, answer))  # the announcement holds the next prompt
+            break
+
+
+async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        await sim.group_message(FLOOR_GROUP, FLOOR_USER, "/帮助")
+        try:
+            t1, _ = await inbox.next(FLOOR_GROUP, 30)
+            lat.append(t1 - t0)
+        except TimeoutError:
+            pass
+        await asyncio.sleep(0.05)
+
+
+async def run(tables: int, moves: int, pacing: bool, think: float) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {} if pacing else {"SEND_INTERVAL": "0"}
+        env["LOG_LEVEL"] = "WARNING"
+        bot = BotProcess(Path(tmp) / "bot.log", access_token=TOKEN,
+                         database_url=f"sqlite+aiosqlite:///{tmp}/load.db", env=env)
+        if pacing:
+            # BotProcess lowers the pacing for tests; measure the bot's own default.
+            bot.build_env_base = bot.build_env
+            bot.build_env = lambda: {k: v for k, v in bot.build_env_base().items()  # type: ignore[method-assign]
+                                     if k != "SEND_INTERVAL"}
+        async with bot:
+            sim = OneBotSim(self_id=10001)
+            inbox = Inboxes()
+            sim.listeners.append(inbox)
+            groups = []
+            for t in range(tables):
+                gid = 500_000 + t
+                players = [SimPlayer(7_000_000 + t * 10 + i, f"玩家{i}") for i in range(3)]
+                for p in players:
+                    sim.add_member(gid, p.user_id, p.name)
+                    sim.add_friend(p.user_id, p.name)
+                groups.append((gid, players))
+            attach(sim, [p for _, ps in groups for p in ps])
+            await sim.connect(bot.url, TOKEN)
+            lat: list[float] = []
+            floor: list[float] = []
+            fails = [0]
+            budget = [moves]
+            stop = asyncio.Event()
+            started = time.perf_counter()
+            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop))
+            await asyncio.gather(*(drive_table(sim, inbox, gid, ps, budget, think, lat, fails, 30)
+                                   for gid, ps in groups))
+            stop.set()
+            await floor_task
+            elapsed = time.perf_counter() - started
+            await sim.close()
+        log = (Path(tmp) / "bot.log").read_text(errors="replace")
+    return {"tables": tables, "moves": len(lat), "elapsed": elapsed, "fails": fails[0],
+            "locked": log.count("database is locked"),
+            "p50": statistics.median(lat) if lat else float("nan"), "p99": pct(lat, 0.99),
+            "floor_p50": statistics.median(floor) if floor else float("nan"),
+            "floor_p99": pct(floor, 0.99), "floor_n": len(floor)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, nargs="+", default=[1, 20, 200])
+    parser.add_argument("--moves", type=int, default=600, help="accepted moves per run")
+    parser.add_argument("--pacing", action="store_true", help="keep the default send pacing")
+    parser.add_argument("--think", type=float, default=0.0, help="seconds before each move")
+    ns = parser.parse_args()
+    print(f"pacing {'on (default)' if ns.pacing else 'off'}, think time {ns.think} s, "
+          f"{ns.moves} moves per run")
+    print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for k in ns.tables:
+        r = asyncio.run(run(k, max(ns.moves, 3 * k), ns.pacing, ns.think))
+        print(f"| {k} | {r['moves']} | {r['p50'] * 1e3:.1f} ms | {r['p99'] * 1e3:.1f} ms | "
+              f"{r['floor_p50'] * 1e3:.1f} ms | {r['floor_p99'] * 1e3:.1f} ms | "
+              f"{r['p50'] / r['floor_p50']:.1f}× | {r['p99'] / r['floor_p99']:.1f}× | "
+              f"{r['fails']} | {r['locked']} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

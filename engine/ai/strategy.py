@@ -1,0 +1,243 @@
+"""The computer player's play of tricks, for every game (电脑 seats, 托管, 提示).
+
+:class:`PlanStrategy` decides from a :class:`~engine.ai.view.View` only (RULES.md G-6):
+
+* **Lead** — plan the hand (:mod:`engine.ai.plan`) and lead its weakest group (lowest
+  key, the longer of equals), keeping bombs and sure winners (no unseen card can beat
+  them: cards played are counted) for control; when one weak group is left, cash the sure
+  winners first and finish with it. Against an opponent down to one or two cards, avoid
+  leading what they could follow (singles / pairs), else lead the highest.
+* **Follow** — among the legal follows (cheapest first, :mod:`engine.moves`), take the one
+  that leaves the hand needing the fewest plays, then without a bomb, then without a
+  control card, then the lowest. Play it when it fits the plan; break the plan, or use a
+  bomb, only to stop an opponent who is about to go out; let a known partner (抓特务
+  declared sides, 挖坑 farmers) win the trick. Go out at once when a follow empties the
+  hand.
+* 手把一: never pass when 把一必拦 forbids it (S-4); when 包赔 watches singles (the next
+  player holds one card), play only one's highest single (S-4).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import islice
+from typing import Any
+
+from engine.ai.plan import GameShape, Group, plan_hand, shape_of
+from engine.ai.view import View, view_of
+from engine.movegen import Play, pack_cards, pack_counts, unpack
+from engine.moves import cards_for, generator
+from engine.strategy import PASS, Action
+
+FOLLOW_CANDIDATES = 24
+"""Follows examined per decision (cheapest first, at most 3 per type and key)."""
+
+
+@lru_cache(maxsize=200_000)
+def _plan_size(counts: tuple[int, ...], shape: GameShape) -> int:
+    return len(plan_hand(counts, shape))
+
+
+def _deck_counts(rules: Any) -> tuple[int, ...]:
+    """How many cards of each natural rank the game's deck holds (W-1: no jokers in 挖坑;
+    手把一 with or without jokers, S-1)."""
+    jokers = 0 if type(rules).__name__ == "WRules" else int(getattr(rules, "jokers", True))
+    return (4,) * 13 + (jokers, jokers)
+
+
+def _unseen(view: View) -> list[int]:
+    """Cards of each rank neither played nor in this seat's hand (some other hand, or
+    out of play)."""
+    deck = _deck_counts(view.rules)
+    seen = unpack(view.seen)
+    mine = unpack(pack_cards(view.hand))
+    return [max(0, deck[r] - seen[r] - mine[r]) for r in range(15)]
+
+
+def _group_sure(group: Group, unseen: list[int], weight: tuple[int, ...]) -> bool:
+    """No unseen cards could beat this set (single / pair / triple …): bombs aside."""
+    if group.kind not in ("single", "pair", "triple", "triple_one", "four", "four_two"):
+        return False
+    w = weight[group.ranks[0]]
+    need = group.width
+    return all(unseen[r] < need for r in range(15) if weight[r] > w)
+
+
+class PlanStrategy:
+    """Computer player / 托管 / 提示 strategy for every climbing game (see the module
+    doc). ``choose(game, seat)`` reads only :func:`~engine.ai.view.view_of`."""
+
+    def choose(self, game: Any, seat: int) -> Action:
+        """The action for ``seat`` (whose turn it is) in a game in its play phase."""
+        return decide(view_of(game, seat), tuple(game.protected()))
+
+
+def decide(view: View, protected: tuple[int, ...] = ()) -> Action:
+    """The action for the seat of ``view``: a play (with its reading, for the trusted
+    apply path) or pass. ``protected`` are cards a rank-only choice takes last (spy
+    cards, G-1). Always legal for a game in its play phase."""
+    play = choose_lead(view) if view.lead is None else choose_follow(view)
+    if play is None:
+        return PASS
+    cards = cards_for(play, list(view.hand), protected)
+    return Action("play", tuple(cards), play[1])
+
+
+def _active_opponents(view: View) -> list[int]:
+    return [s for s in range(view.players)
+            if s != view.seat and s not in view.partners and s not in view.out and view.counts[s]]
+
+
+def _plays_of(gen: Any, hand: int, counts: list[int], packed: int, size: int) -> list[Play]:
+    """The legal leads of ``hand`` that take exactly the multiset ``packed`` (one per
+    reading), searching only the families of that size."""
+    total = sum(counts)
+    out = []
+    for fsize, kind in gen.lead_families(total):
+        if fsize != size:
+            continue
+        out += [p for p in gen.family(hand, total, counts, kind, size, -99, True) if p[0] == packed]
+    return out
+
+
+def choose_lead(view: View) -> Play:
+    """The lead (G-3: a leader must play)."""
+    gen = generator(view.rules)
+    shape = shape_of(view.rules)
+    hand = pack_cards(view.hand)
+    counts = list(unpack(hand))
+    whole = [p for p in _plays_of(gen, hand, counts, hand, sum(counts)) if not p[1].bomb]
+    if whole:
+        return whole[0]  # the whole hand in one play
+    unseen = _unseen(view)
+    weight = shape.weight
+    options: list[tuple[Group, Play, bool]] = []
+    for g in plan_hand(counts, shape):
+        plays = [p for p in _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
+                 if not p[1].bomb or gen.has_bombs]
+        if not plays:
+            continue
+        play = next((p for p in plays if p[1].kind == g.kind), plays[0])
+        sure = g.kind == "bomb" or _group_sure(g, unseen, weight)
+        options.append((g, play, sure))
+    if not options:
+        return next(gen.iter_leads(hand))
+    danger = [view.counts[s] for s in _active_opponents(view)]
+    short = min(danger, default=99)
+    if view.single_watch:
+        short = 1
+
+    def low_key(o: tuple[Group, Play, bool]) -> tuple:
+        g, play, _sure = o
+        return (weight[g.ranks[0]], -play[1].size)
+
+    weak = sorted((o for o in options if not o[2]), key=low_key)
+    strong = sorted((o for o in options if o[2] and not o[1][1].bomb), key=low_key)
+    if len(weak) <= 1 and strong:
+        return strong[0][1]
+    pool = weak or strong or sorted(options, key=low_key)
+    if short <= 2:
+        fitting = [o for o in pool if o[1][1].size != short or o[1][1].kind not in ("single", "pair")]
+        if fitting:
+            return fitting[0][1]
+        return max(pool, key=low_key)[1]  # only what they could follow: lead the highest
+    return pool[0][1]
+
+
+def _candidates(view: View, hand: int) -> list[Play]:
+    gen = generator(view.rules)
+    assert view.lead is not None
+    to_beat = view.lead[1]
+    out: list[Play] = []
+    per_key: dict[tuple[str, int], int] = {}
+    for p in islice(gen.iter_follows(hand, to_beat), 400):
+        if p[1].bomb:
+            out.append(p)
+            continue
+        k = (p[1].kind, p[1].key)
+        if per_key.get(k, 0) >= 3:
+            continue
+        per_key[k] = per_key.get(k, 0) + 1
+        if len(out) < FOLLOW_CANDIDATES:
+            out.append(p)
+    return out
+
+
+def choose_follow(view: View) -> Play | None:
+    """A follow, or ``None`` to pass."""
+    assert view.lead is not None
+    owner, to_beat = view.lead
+    shape = shape_of(view.rules)
+    hand = pack_cards(view.hand)
+    cands = _candidates(view, hand)
+    if not cands:
+        return None
+    for p in cands:
+        if p[0] == hand:
+            return p  # goes out
+    counts = unpack(hand)
+    base = _plan_size(counts, shape)
+    weight = shape.weight
+    top = sorted(range(15), key=lambda r: weight[r])[-3:]
+    if type(view.rules).__name__ == "SRules":
+        top = top[:1]  # S-6: a joker left in hand doubles the loss — spend jokers freely
+    if view.single_watch and to_beat.kind == "single":
+        highest = max((r for r in range(15) if counts[r]), key=lambda r: weight[r])
+        mine = [p for p in cands if not p[1].bomb and unpack(p[0])[highest] == 1]
+        if mine:
+            return mine[0]
+        if not view.may_pass:
+            return cands[0]
+        return None
+    scored = []
+    for p in cands:
+        pc = unpack(p[0])
+        rest = tuple(counts[r] - pc[r] for r in range(15))
+        delta = _plan_size(rest, shape) - (base - 1)
+        control = any(pc[r] for r in top) and not p[1].bomb
+        scored.append(((delta, p[1].bomb, control, p[1].key), p))
+    scored.sort(key=lambda x: x[0])
+    (delta, bomb, control, _key), best = scored[0]
+    if not view.may_pass:
+        return best
+    opponents = _active_opponents(view)
+    partner_wins = owner in view.partners
+    danger = owner not in view.partners and view.counts[owner] <= max(2, to_beat.size)
+    if partner_wins and not any(view.counts[s] <= 2 for s in opponents if s not in view.partners):
+        return None
+    left = sum(counts)
+    if danger:
+        return best
+    if bomb:
+        return best if base <= 3 else None
+    if delta <= 0 and (not control or left <= 8 or base <= 3):
+        return best
+    if delta <= 1 and not control and (base >= 5 or len(opponents) == 1):
+        # Heads-up, a pass hands the lead over for good: keep the tempo.
+        return best
+    return None
+
+
+def suggestions(game: Any, seat: int, limit: int = 5) -> tuple[Action, list[Action]]:
+    """提示: the strategy's action for ``seat`` and up to ``limit - 1`` other legal plays
+    that beat the table (or lead), cheapest first, as actions with readings."""
+    view = view_of(game, seat)
+    protected = tuple(game.protected())
+    best = decide(view, protected)
+    gen = generator(view.rules)
+    hand = pack_cards(view.hand)
+    source = gen.iter_leads(hand) if view.lead is None else gen.iter_follows(hand, view.lead[1])
+    others: list[Action] = []
+    seen_keys = {(best.cards, best.reading)}
+    for p in islice(source, 200):
+        if view.lead is None and p[1].bomb:
+            continue
+        cards = tuple(cards_for(p, list(view.hand), protected))
+        if (cards, p[1]) in seen_keys:
+            continue
+        seen_keys.add((cards, p[1]))
+        others.append(Action("play", cards, p[1]))
+        if len(others) >= limit - 1:
+            break
+    return best, others
+

@@ -1,0 +1,121 @@
+"""What one seat may know (RULES.md G-6), as the computer player's only input.
+
+:func:`view_of` reads a game and keeps only what the seat in question may see: its own
+hand and role, every public move (the log), each seat's card count (dealt counts and the
+public moves give them; the table shows them), the play to beat, who is out, roles that
+are public (a declared 抓特务 spy, a spy card played, the 挖坑 digger) and what the seat
+itself knows of its side (Z-9: a spy is told nothing of the other spy). Never another
+hand, a hidden spy, buried cards or the cards still unseen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import MoveError
+from engine.movegen import pack_cards
+from engine.readings import Reading
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One seat's knowledge at its turn.
+
+    * ``seat`` / ``players`` — the seat deciding and the table size;
+    * ``rules`` — the game's rule object (selects the generator, engine.moves);
+    * ``hand`` — the seat's own card ids, sorted;
+    * ``counts`` — every seat's number of cards;
+    * ``lead`` — ``(owner seat, reading)`` of the play to beat, ``None`` when leading;
+    * ``seen`` — packed rank multiset of every card played so far (public);
+    * ``partners`` / ``opponents`` — seats known to be on this seat's side / the other
+      side (unknown seats are in neither);
+    * ``out`` — seats that went out, in order;
+    * ``may_pass`` — passing is allowed now (S-4 把一必拦 may forbid it);
+    * ``next_seat`` — the next seat to act after this one;
+    * ``single_watch`` — S-4 包赔 applies to singles played now (the next seat to act
+      holds one card and the setting is on).
+    """
+
+    seat: int
+    players: int
+    rules: Any
+    hand: tuple[int, ...]
+    counts: tuple[int, ...]
+    lead: tuple[int, Reading] | None
+    seen: int
+    partners: frozenset[int]
+    opponents: frozenset[int]
+    out: tuple[int, ...]
+    may_pass: bool
+    next_seat: int
+    single_watch: bool = False
+
+
+def _spy_knowledge(game: Any, seat: int) -> tuple[frozenset[int], frozenset[int]]:
+    """抓特务 sides as ``seat`` knows them (Z-2, Z-9): its own role; spies that declared
+    or played a spy card are public; a spy knows it is alone in 3-player games and when it
+    holds both spy cards."""
+    from engine.zhuatewu.game import SPY
+
+    everyone = set(range(game.players)) - {seat}
+    public_spies = set(game.declared_spies())
+    spy_cards = set(game.spy_cards)
+    for s, cards in game.log:
+        if spy_cards.intersection(cards):
+            public_spies.add(s)
+    mine = spy_cards.intersection(game.hands[seat]) | {
+        c for s, cards in game.log if s == seat for c in cards if c in spy_cards}
+    if game.roles[seat] == SPY:
+        public_spies.discard(seat)
+        if game.players == 3 or len(mine) == len(spy_cards):
+            return frozenset(), frozenset(everyone)
+        partners = public_spies
+        opponents = everyone - partners if partners else set()
+        return frozenset(partners), frozenset(opponents)
+    spies_left = len(spy_cards) if game.players == 4 else 1
+    known = public_spies
+    if game.players == 4 and len(known) == 1 and known:
+        # A public spy who has played both spy cards is alone (打独头).
+        spy = next(iter(known))
+        played = {c for s, cards in game.log if s == spy for c in cards}
+        if spy_cards <= played:
+            spies_left = 1
+    if len(known) >= spies_left:
+        return frozenset(everyone - known), frozenset(known)
+    return frozenset(), frozenset(known)
+
+
+def view_of(game: Any, seat: int) -> View:
+    """The :class:`View` of ``seat`` in a climbing game in its play phase (any of the
+    three games). Reads only what the seat may know (G-6)."""
+    kind = type(game).__name__
+    others = frozenset(set(range(game.players)) - {seat})
+    if kind == "ZGame":
+        partners, opponents = _spy_knowledge(game, seat)
+    elif kind == "WGame" and game.digger is not None:
+        if seat == game.digger:
+            partners, opponents = frozenset(), others
+        else:
+            partners = others - {game.digger}
+            opponents = frozenset({game.digger})
+    else:
+        partners, opponents = frozenset(), others
+    lead = None
+    if game.lead is not None:
+        lead = (game.lead[0], game.lead_reading())
+    may_pass = True
+    if game.lead is not None:
+        try:
+            game.check_pass(seat)
+        except MoveError:
+            may_pass = False
+    seen = pack_cards(c for _s, cards in game.log for c in cards)
+    next_seat = game.next_active(seat) if any(game.hands) else seat
+    watch = bool(getattr(game.rules, "baopei", False)) and len(game.hands[next_seat]) == 1 \
+        and next_seat != seat
+    return View(seat=seat, players=game.players, rules=game.rules,
+                hand=tuple(game.hands[seat]), counts=tuple(len(h) for h in game.hands),
+                lead=lead, seen=seen, partners=partners, opponents=opponents,
+                out=tuple(game.out), may_pass=may_pass, next_seat=next_seat,
+                single_watch=watch)

@@ -1,0 +1,72 @@
+"""``/排行`` (the group's leaderboard of a game) and ``/对局`` (numbered game records and
+their replays)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from nonebot import on_command
+from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
+from nonebot.params import CommandArg
+
+from db.history import game_by_number, recent_games
+from plugins.paizhuo import actions
+from plugins.paizhuo.forward import forward
+from plugins.paizhuo.games import GAMES
+from plugins.paizhuo.messaging import deliver, group
+from plugins.paizhuo.pictures import picture, pictures_on
+from plugins.paizhuo.records import (
+    board_for,
+    board_text,
+    games_list_text,
+    member_names,
+    replay_text,
+)
+from plugins.paizhuo.tables import REGISTRY
+
+board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
+games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
+GAMES_USAGE = "用法：/对局 列出本群最近的对局；/对局 <编号> 查看那一局的复盘，例如 /对局 3"
+
+
+async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
+    """``/排行 [游戏] [本周|本月|总]``: the group's leaderboard, posted in the group."""
+    store = REGISTRY.require_store()
+    min_games = {name: int((await actions.group_settings(group_id, adapter))["board_min_games"])
+                 for name, adapter in GAMES.items()}
+    board = await board_for(store, group_id, args, user_id, min_games)
+    if isinstance(board, str):
+        await deliver(bot, [actions.reply(group_id, user_id, board)])
+        return
+    text = board_text(board, await member_names(bot, group_id), user_id)
+    await deliver(bot, [picture("group", group_id, text) if pictures_on() else group(group_id, text)])
+
+
+@board_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    await show_board(bot, str(event.group_id), str(event.user_id), args.extract_plain_text())
+
+
+async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
+    """``/对局``: the group's last 10 games; ``/对局 N``: game 第 N 局 with its replay."""
+    store = REGISTRY.require_store()
+    arg = unicodedata.normalize("NFKC", args).strip().removeprefix("第").removesuffix("局").strip()
+    if not arg:
+        entries = await recent_games(store, group_id)
+        text = games_list_text(entries, await member_names(bot, group_id) if entries else {})
+        await deliver(bot, [group(group_id, text)])
+        return
+    if not arg.isdigit() or len(arg) > 9:
+        await deliver(bot, [actions.reply(group_id, user_id, GAMES_USAGE)])
+        return
+    entry = await game_by_number(store, group_id, int(arg))
+    if entry is None:
+        await deliver(bot, [actions.reply(group_id, user_id, f"本群没有第 {int(arg)} 局。发送 /对局 查看最近的对局。")])
+        return
+    text = replay_text(entry, await member_names(bot, group_id))
+    await deliver(bot, [forward("group", group_id, text)])
+
+
+@games_cmd.handle()
+async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    await show_games(bot, str(event.group_id), str(event.user_id), args.extract_plain_text())

@@ -1,0 +1,137 @@
+"""Living beside other plugins: every command also works as ``/牌桌 <命令>`` (``/牌桌 帮助``,
+``/牌桌 开始 …``), and ``PAIZHUO_BARE_COMMANDS`` says which command words the plugin
+answers bare (``/帮助``). ``/牌桌`` alone still shows the table.
+
+``PAIZHUO_BARE_COMMANDS``: words separated by commas or spaces; ``all`` (the default)
+stands for every command word, ``none`` for none, and ``-词`` takes a word out — e.g.
+``all,-帮助,-help,-设置,-开始,-结束`` leaves those words to the bot's other plugins.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from nonebot import get_driver, get_plugin_config, on_message
+from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
+from nonebot.consts import CMD_ARG_KEY, CMD_KEY, PREFIX_KEY
+from nonebot.exception import IgnoredException
+from nonebot.matcher import Matcher, matchers
+from nonebot.message import check_and_run_matcher, run_preprocessor
+from nonebot.rule import CommandRule, Rule, TrieRule
+from nonebot.typing import T_State
+
+from plugins.paizhuo.config import Config
+
+NAMESPACE = "牌桌"
+NAMESPACED = "paizhuo_namespaced"
+"""State key set on a command that came in as ``/牌桌 <命令>``."""
+PLUGIN_MODULE = "plugins.paizhuo"
+
+
+def _ours(matcher: type[Matcher] | Matcher) -> bool:
+    return (matcher.module_name or "").startswith(PLUGIN_MODULE)
+
+
+def _commands(matcher: type[Matcher]) -> set[str]:
+    """The one-word commands of a matcher (its name and aliases)."""
+    words = set()
+    for checker in matcher.rule.checkers:
+        if isinstance(checker.call, CommandRule):
+            words |= {cmd[0] for cmd in checker.call.cmds if len(cmd) == 1}
+    return words
+
+
+def command_matchers() -> list[tuple[type[Matcher], set[str]]]:
+    """This plugin's command matchers with their words, in priority order (the
+    namespace itself left out)."""
+    found = []
+    for priority in sorted(matchers):
+        for matcher in matchers[priority]:
+            if _ours(matcher) and (words := _commands(matcher)) and NAMESPACE not in words:
+                found.append((matcher, words))
+    return found
+
+
+def command_words() -> set[str]:
+    """Every command word of this plugin (``牌桌`` excepted)."""
+    return {w for _, words in command_matchers() for w in words}
+
+
+def bare_words() -> set[str]:
+    """The command words answered without ``/牌桌`` under ``PAIZHUO_BARE_COMMANDS``."""
+    spec = get_plugin_config(Config).paizhuo_bare_commands
+    allowed: set[str] = set()
+    for raw in re.split(r"[,，\s]+", unicodedata.normalize("NFKC", str(spec)).strip()):
+        if not raw:
+            continue
+        if raw.lower() in ("all", "*"):
+            allowed |= command_words()
+        elif raw.lower() == "none":
+            allowed.clear()
+        elif raw.startswith("-"):
+            allowed.discard(raw[1:])
+        else:
+            allowed.add(raw)
+    return allowed
+
+
+@run_preprocessor
+async def _bare_word_filter(matcher: Matcher, state: T_State) -> None:
+    """Ignore this plugin's handling of a bare command word the owner left to others."""
+    if not _ours(matcher) or state.get(NAMESPACED):
+        return
+    command = (state.get(PREFIX_KEY) or {}).get(CMD_KEY)
+    if not command or len(command) != 1 or command[0] == NAMESPACE:
+        return
+    if command[0] in command_words() and command[0] not in bare_words():
+        raise IgnoredException("command word not answered bare")
+
+
+def split_subcommand(args: Message) -> tuple[str, Message] | None:
+    """``/牌桌 <命令> <参数>`` → ``(命令, 参数)`` when the first word is one of this
+    plugin's commands; ``None`` otherwise (``/牌桌`` alone shows the table)."""
+    if not args or args[0].type != "text":
+        return None
+    text = unicodedata.normalize("NFKC", args[0].data.get("text", "")).lstrip()
+    for word in sorted(command_words(), key=len, reverse=True):
+        if text.startswith(word):
+            rest = text[len(word):]
+            if rest and not rest[0].isspace():
+                continue
+            tail = Message(MessageSegment.text(rest)) if rest.strip() else Message()
+            return word, tail + Message(args[1:])
+    return None
+
+
+async def _has_subcommand(state: T_State) -> bool:
+    """``/牌桌 <命令> …`` (the command word ``牌桌`` itself is registered by ``/牌桌``,
+    which shows the table)."""
+    prefix = state.get(PREFIX_KEY) or {}
+    args = prefix.get(CMD_ARG_KEY)
+    return prefix.get(CMD_KEY) == (NAMESPACE,) and bool(args) and split_subcommand(args) is not None
+
+
+namespace_cmd = on_message(rule=Rule(_has_subcommand), priority=8, block=True)
+
+
+@namespace_cmd.handle()
+async def _(bot: Bot, event: MessageEvent, state: T_State) -> None:
+    parsed = split_subcommand(state[PREFIX_KEY][CMD_ARG_KEY])
+    if parsed is None:
+        return
+    word, rest = parsed
+    start = sorted(get_driver().config.command_start, key=len)[-1] if get_driver().config.command_start else ""
+    message = Message(MessageSegment.text(f"{start}{word}" + (" " if rest else ""))) + rest
+    inner = event.model_copy(update={"message": message, "original_message": message,
+                                     "raw_message": str(message)})
+    inner_state: T_State = {NAMESPACED: True}
+    TrieRule.get_value(bot, inner, inner_state)
+    for priority in sorted(matchers):
+        for matcher in matchers[priority]:
+            if not _ours(matcher) or matcher is namespace_cmd:
+                continue
+            if (await matcher.check_perm(bot, inner)
+                    and await matcher.check_rule(bot, inner, inner_state.copy())):
+                await check_and_run_matcher(matcher, bot, inner, inner_state.copy())
+                return

@@ -1,0 +1,158 @@
+"""The store under contention and failure, against real SQLite files: connection
+settings (WAL, synchronous, busy timeout), reads that never wait for a writer, a real
+``database is locked``, the end-announcement columns of revision 0003, and a failed write
+that leaves nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import event, text
+from sqlalchemy.exc import OperationalError
+
+from db import FinishedGame, FinishedPlayer, Store, alembic_config
+
+SEGMENTS = [{"type": "text", "data": {"text": "本局结束：特务胜\n"}},
+            {"type": "at", "data": {"qq": "101"}}]
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite+aiosqlite:///{path}"
+
+
+def game(uid: str, group_id: str = "g1", minutes: int = 0) -> FinishedGame:
+    start = datetime(2026, 11, 30, 12, 0, tzinfo=UTC) + timedelta(minutes=minutes)
+    return FinishedGame(uid=uid, game="抓特务", group_id=group_id, started_at=start,
+                        ended_at=start + timedelta(minutes=20), settings={}, summary={},
+                        players=[FinishedPlayer("u1", 0, "特务", 1, "win", 2),
+                                 FinishedPlayer("u2", 1, "平民", 2, "loss", -1),
+                                 FinishedPlayer("u3", 2, "平民", 3, "loss", -1)])
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    s = Store(sqlite_url(tmp_path / "bot.db"), busy_timeout=0.2)
+    await s.migrate()
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+def db_file(store: Store) -> str:
+    return store.url.split("///", 1)[1]
+
+
+async def test_connection_settings(store: Store) -> None:
+    async with store.engine.connect() as conn:
+        assert (await conn.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
+        assert (await conn.execute(text("PRAGMA synchronous"))).scalar() == 1  # NORMAL
+        assert (await conn.execute(text("PRAGMA busy_timeout"))).scalar() == 200
+    default = Store(store.url)
+    try:
+        async with default.engine.connect() as conn:
+            assert (await conn.execute(text("PRAGMA busy_timeout"))).scalar() >= 30_000
+    finally:
+        await default.close()
+
+
+async def test_reads_do_not_wait_for_a_writer_and_a_held_lock_fails_the_write(store: Store) -> None:
+    """Another connection holds the write lock: every read still answers at once; a write
+    fails with ``database is locked`` after the busy timeout and leaves nothing behind."""
+    await store.save_live("g1", "抓特务", {"v": 1})
+    await store.set_settings("g1", "抓特务", {"chain_ends": "b"})
+    other = sqlite3.connect(db_file(store), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        assert await store.load_live() == {"g1": ("抓特务", {"v": 1})}
+        assert await store.get_settings("g1", "抓特务") == {"chain_ends": "b"}
+        assert await store.player_stats("g1", "u1") == []
+        assert await store.pending_announcements() == []
+        with pytest.raises((OperationalError, sqlite3.OperationalError), match="database is locked"):
+            await store.save_live("g1", "抓特务", {"v": 2})
+        with pytest.raises(OperationalError, match="database is locked"):
+            await store.finish_game(game("x"), live=("抓特务", {"v": 3}), announcement=SEGMENTS)
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert await store.load_live() == {"g1": ("抓特务", {"v": 1})}
+    assert await store.pending_announcements() == []
+
+
+async def test_many_concurrent_writers_in_one_process_never_see_a_lock(store: Store) -> None:
+    """200 tables saving at once through one store (busy timeout 0.2 s): writes take
+    turns in the process, none fails."""
+    async def table(i: int) -> None:
+        for move in range(5):
+            await store.save_live(f"g{i}", "抓特务", {"move": move, "pad": "x" * 2000})
+    await asyncio.gather(*(table(i) for i in range(200)))
+    saved = await store.load_live()
+    assert len(saved) == 200 and {s["move"] for _g, s in saved.values()} == {4}
+
+
+async def test_end_announcement_pending_until_marked(store: Store) -> None:
+    await store.save_live("g1", "抓特务", {"status": "playing"})
+    assert await store.finish_game(game("a", minutes=1), live=("抓特务", {"status": "finished"}),
+                                   announcement=SEGMENTS)
+    assert await store.finish_game(game("b", "g2"), announcement=SEGMENTS)
+    assert await store.finish_game(game("c", "g3"))  # no announcement: nothing pending
+    pending = await store.pending_announcements()
+    assert [(p.uid, p.group_id, p.message) for p in pending] == [("b", "g2", SEGMENTS),
+                                                                  ("a", "g1", SEGMENTS)]
+    assert [p.uid for p in await store.pending_announcements("g1")] == ["a"]
+    await store.mark_announced("a")
+    assert [p.uid for p in await store.pending_announcements()] == ["b"]
+    # The same game again writes nothing new and does not reopen its announcement.
+    assert not await store.finish_game(game("a", minutes=1), announcement=SEGMENTS)
+    assert [p.uid for p in await store.pending_announcements()] == ["b"]
+
+
+async def test_failed_finish_writes_neither_record_nor_announcement(store: Store) -> None:
+    """A write that fails inside the transaction (here: the live-row update) rolls back
+    the record and its announcement too."""
+    await store.save_live("g1", "抓特务", {"status": "playing"})
+    engine = store.engine.sync_engine
+
+    def fail(_conn, _cursor, statement: str, *_args) -> None:
+        if statement.startswith("INSERT INTO live_tables"):
+            raise sqlite3.OperationalError("database or disk is full")
+
+    event.listen(engine, "before_cursor_execute", fail)
+    try:
+        with pytest.raises(OperationalError, match="disk is full"):
+            await store.finish_game(game("a"), live=("抓特务", {"status": "finished"}),
+                                    announcement=SEGMENTS)
+    finally:
+        event.remove(engine, "before_cursor_execute", fail)
+    assert await store.pending_announcements() == []
+    assert await store.player_stats("g1", "u1") == []
+    assert await store.load_live() == {"g1": ("抓特务", {"status": "playing"})}
+
+
+async def test_upgrade_from_0002_keeps_old_records_without_announcement(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "old.db")
+    await asyncio.to_thread(command.upgrade, alembic_config(url), "0002")
+    with sqlite3.connect(tmp_path / "old.db") as conn:
+        conn.execute("INSERT INTO game_records (uid, game, group_id, started_at, ended_at, settings,"
+                     " summary) VALUES ('old', '抓特务', 'g1', '2026-01-01 00:00:00',"
+                     " '2026-01-01 00:20:00', '{}', '{}')")
+    conn.close()
+    store = Store(url)
+    try:
+        await store.migrate()
+        assert await store.pending_announcements() == []
+        assert await store.finish_game(game("new"), announcement=SEGMENTS)
+        assert [p.uid for p in await store.pending_announcements()] == ["new"]
+    finally:
+        await store.close()
+    await asyncio.to_thread(command.downgrade, alembic_config(url), "0002")
+    with sqlite3.connect(tmp_path / "old.db") as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(game_records)")}
+    conn.close()
+    assert "announcement" not in columns and "announced_at" not in columns

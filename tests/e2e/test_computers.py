@@ -1,0 +1,133 @@
+"""End to end: computer players (电脑) over the real WebSocket — one human with computer
+players finishing a whole game of each game, a table of computer players that plays by
+itself and closes, and a restart while a computer player is about to move (G-6)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tools.onebot_sim import BotProcess, OneBotSim
+from tools.players import SimPlayer, attach, continue_table
+
+GROUP = 60001
+TOKEN = "ai"
+ADMIN = 9
+HUMAN = 6001
+
+
+def world() -> tuple[OneBotSim, SimPlayer]:
+    sim = OneBotSim(self_id=10001)
+    human = SimPlayer(HUMAN, "甲")
+    sim.add_member(GROUP, HUMAN, "甲")
+    sim.add_friend(HUMAN, "甲")
+    sim.add_member(GROUP, ADMIN, "管理", role="admin")
+    return sim, human
+
+
+def bot_process(tmp_path: Path, seed: int, delay: str = "0.05") -> BotProcess:
+    db = tmp_path / "bot.db"
+    return BotProcess(tmp_path / "bot.log", access_token=TOKEN, superusers=[ADMIN],
+                      env={"DEAL_SEED": str(seed), "COMPUTER_DELAY": delay},
+                      database_url=f"sqlite+aiosqlite:///{db}")
+
+
+@pytest.mark.parametrize(("game", "computers", "seed"),
+                         [("挖坑", 2, 5), ("抓特务 四人", 3, 6), ("手把一 3人", 2, 7)])
+async def test_one_human_and_computers_finish_a_game(tmp_path: Path, game: str, computers: int,
+                                                     seed: int) -> None:
+    sim, human = world()
+    async with bot_process(tmp_path, seed) as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await sim.group_message(GROUP, HUMAN, f"/开局 {game}")
+            await sim.wait_for_text("开了一桌", kind="group")
+            since = sim.mark()
+            await sim.group_message(GROUP, HUMAN, f"/加机器人 {computers}")
+            await sim.wait_for_text("电脑玩家", kind="group", since=since)
+            end = await continue_table(sim, GROUP, [human], since=since, timeout=60)
+            assert end is not None and "本局结束" in end.text
+            assert "电脑1" in end.text
+            # Computer players get no private messages; the human got their hand.
+            privates = [s for s in sim.sent if s.kind == "private"]
+            assert privates and {s.target for s in privates} == {HUMAN}
+            assert any("电脑" in s.text and " 出 " in s.text for s in sim.sent if s.kind == "group")
+        finally:
+            await sim.close()
+    with sqlite3.connect(tmp_path / "bot.db") as conn:
+        players = conn.execute("select user_id from player_records").fetchall()
+        summary = conn.execute("select summary from game_records").fetchone()[0]
+    assert players == [(str(HUMAN),)]  # computer players have no records of their own
+    assert '"computer_seats"' in summary
+
+
+async def test_a_table_of_computers_plays_by_itself_and_closes(tmp_path: Path) -> None:
+    sim, _human = world()
+    async with bot_process(tmp_path, 8, delay="0.02") as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await sim.group_message(GROUP, HUMAN, "/开局 挖坑")
+            await sim.wait_for_text("开了一桌", kind="group")
+            await sim.group_message(GROUP, HUMAN, "/加机器人")
+            await sim.wait_for_text("电脑1 入座", kind="group")
+            await sim.group_message(GROUP, HUMAN, "/退出")
+            await sim.wait_for_text("甲 退出", kind="group")
+            since = sim.mark()
+            await sim.group_message(GROUP, ADMIN, "/加机器人 2")
+            end = await sim.wait_for_text("本局结束", kind="group", since=since, timeout=60)
+            assert "牌桌已关闭" in end.text
+            await sim.group_message(GROUP, HUMAN, "/牌桌")
+            await sim.wait_for_text("本群还没有牌桌", kind="group", since=sim.mark() - 1)
+            assert not [s for s in sim.sent if s.kind == "private"]
+        finally:
+            await sim.close()
+    with sqlite3.connect(tmp_path / "bot.db") as conn:
+        assert conn.execute("select count(*) from game_records").fetchone()[0] == 1
+        assert conn.execute("select count(*) from player_records").fetchone()[0] == 0
+        assert conn.execute("select count(*) from live_tables").fetchone()[0] == 0
+
+
+async def test_restart_during_a_computer_players_pause(tmp_path: Path) -> None:
+    """The computer's pending move is saved with the table: after a kill and a restart it
+    is made, and the game goes on to its end."""
+    sim, human = world()
+    attach(sim, [human])
+    bot = bot_process(tmp_path, 9, delay="3")
+    async with bot:
+        await sim.connect(bot.url, TOKEN)
+        await sim.group_message(GROUP, HUMAN, "/开局 手把一 3人")
+        await sim.wait_for_text("开了一桌", kind="group")
+        since = sim.mark()
+        await sim.group_message(GROUP, HUMAN, "/加机器人 2")
+        start = await sim.wait_for_text("开局", kind="group", since=since)
+        if HUMAN in start.at:  # the human leads: one play, so that a computer is to move
+            await sim.wait_idle(quiet=0.2)
+            for command in human.candidates(start.text):
+                mark = sim.mark()
+                await sim.group_message(GROUP, HUMAN, command)
+                answer = await sim.wait_for(lambda s: s.kind == "group", since=mark)
+                if "轮到 电脑" in answer.text:
+                    break
+        last = [s for s in sim.sent if s.kind == "group"][-1]
+        assert "轮到 电脑" in last.text
+        bot.kill()
+        await sim.close()
+        with sqlite3.connect(tmp_path / "bot.db") as conn:
+            state = conn.execute("select state from live_tables").fetchone()[0]
+        assert '"computer_at":"' in state.replace(" ", "")
+        bot.extra_env["COMPUTER_DELAY"] = "0.05"  # the saved pause still runs out first
+        await bot.start()
+        sim2, human2 = world()
+        attach(sim2, [human2])
+        await sim2.connect(bot.url, TOKEN)
+        try:
+            since = sim2.mark()
+            await sim2.group_message(GROUP, HUMAN, "/手牌")
+            end = await continue_table(sim2, GROUP, [human2], since=since, timeout=90)
+            assert end is not None and "本局结束" in end.text
+            assert any("电脑" in s.text and (" 出 " in s.text or " 过" in s.text)
+                       for s in sim2.sent if s.kind == "group")
+        finally:
+            await sim2.close()

@@ -1,0 +1,221 @@
+"""/排行, /战绩 (history), /对局 and the command namespace through the real NoneBot pipeline."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chat_support import GROUP, Has, expect_group, gmsg, make_bot
+from history_support import dealt_table, finish
+from nonebot.adapters.onebot.v11 import ActionFailed
+from nonebug import App
+
+from plugins.paizhuo.tables import REGISTRY
+
+MEMBERS = [{"user_id": 101, "card": "阿甲", "nickname": "a"},
+           {"user_id": 102, "card": "", "nickname": "老乙"}]
+
+
+async def test_board_defaults_to_the_most_played_game_and_names_members(app: App) -> None:
+    for _ in range(3):
+        await finish([(101, "win", 2), (102, "loss", -1), (103, "loss", -1)])
+    await finish([(104, "win", 9)], game="挖坑")
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(102, "/排行"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, MEMBERS)
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "【抓特务排行·总榜】", "1. 阿甲 +6（3 局，胜率 100%）", "2. 老乙 -3（3 局，胜率 0%）",
+            "3. 103 -3")}, {"message_id": 1})
+
+
+async def test_board_period_game_minimum_and_failed_member_list(app: App) -> None:
+    old = datetime.now(UTC) - timedelta(days=40)
+    await finish([(101, "win", 6), (102, "loss", -6)], game="挖坑", ended=old)
+    await finish([(102, "win", 2), (103, "loss", -2)], game="挖坑")
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(101, "/排行 本月 挖坑"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, None,
+                            exception=ActionFailed(status="failed", retcode=1200))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "【挖坑排行·本月】", "至少 3 局上榜", "还没有人上榜", "你在这段时间还没有打过")},
+            {"message_id": 1})
+        event = gmsg(102, "/设置 挖坑 上榜局数 1", role="admin")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has("上榜局数 已设为 1"), {"message_id": 2})
+        ctx.receive_event(bot, gmsg(101, "/排行 挖坑 本月"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "1. 102 +2", "2. 103 -2", "你在这段时间还没有打过", without=("101",))},
+            {"message_id": 3})
+        ctx.receive_event(bot, gmsg(101, "/排行 挖坑 总"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "1. 101 +6", "2. 103 -2", "3. 102 -4")}, {"message_id": 4})
+
+
+async def test_board_refuses_unknown_words_and_empty_groups(app: App) -> None:
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(101, "/排行"))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "还没有打完的牌局", at=101)}, {"message_id": 1})
+        ctx.receive_event(bot, gmsg(101, "/排行 斗地主"))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "用法：/排行 [游戏] [本周|本月|总]", at=101)}, {"message_id": 2})
+
+
+async def test_board_shows_the_caller_below_the_top_ten(app: App) -> None:
+    await REGISTRY.require_store().set_settings(str(GROUP), "抓特务", {"board_min_games": 1})
+    for i in range(12):
+        await finish([(200 + i, "win", 20 - i), (300, "loss", -(20 - i))])
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(211, "/排行"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+            "1. 200 +20", "10. 209 +11", "共 13 人上榜", "你：12. 211 +9", without=("210",))},
+            {"message_id": 1})
+
+
+async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
+    t0 = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)
+    for i, (r, p) in enumerate([("loss", -4), ("win", 6), ("win", 1)]):
+        await finish([(101, r, p), (102, "draw", 0)], ended=t0 + timedelta(minutes=i))
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        event = gmsg(101, "/战绩")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has(
+            "抓特务：3 局，胜 2 平 0 负 1", "当前：2 连胜", "最好一局：第 2 局 抓特务 +6",
+            "最差一局：第 1 局 抓特务 -4", "最近 3 局：", "第 3 局 11-30 12:02 抓特务 平民 第1名 胜 +1",
+            "第 1 局 11-30 12:00 抓特务 平民 第1名 负 -4"), {"message_id": 1})
+
+
+# ---- game records and replays ------------------------------------------------------------------
+async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) -> None:
+    from chat_support import expect_forward, expect_group, expect_private
+
+    await finish([(101, "win", 1)])  # an older record: 第 1 局, saved without a replay
+    table, last = dealt_table("挖坑", 11, 1)
+    await REGISTRY.save(table)
+    seat, cards = last.log[-1]
+    user = int(table.seats[seat].user_id)
+    notation = table.adapter.cards(last, cards)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(user, f"出 {notation}"))
+        expect_group(ctx, "本局结束", "本群第 2 局，/对局 2 查看复盘", "/继续")
+        expect_private(ctx, user, "出完")
+        ctx.receive_event(bot, gmsg(102, "/对局"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, "【本群最近的对局】", "第 2 局", "挖坑 3 人，胜：", "第 1 局")
+        ctx.receive_event(bot, gmsg(102, "/对局 2"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_forward(ctx, "【第 2 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.玩家103", "规则：默认",
+                     "发牌：", "底牌：", "叫 3 分", "扣底：", "第 1 轮：", f"玩家{user} {notation}",
+                     "本局结束")
+        ctx.receive_event(bot, gmsg(102, "/对局 第1局"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_forward(ctx, "【第 1 局】抓特务", "没有保存发牌和出牌", "101 平民 第1名 胜 +1",
+                       fail=True)  # the OneBot implementation has no forward messages
+        expect_group(ctx, "【第 1 局】抓特务", "没有保存发牌和出牌", "101 平民 第1名 胜 +1")
+        ctx.receive_event(bot, gmsg(102, "/对局 9"))
+        expect_group(ctx, "本群没有第 9 局", at=102)
+        ctx.receive_event(bot, gmsg(102, "/对局 最好的那局"))
+        expect_group(ctx, "用法：/对局", at=102)
+
+
+async def test_a_game_closed_with_end_is_kept_as_a_void_record(app: App) -> None:
+    from chat_support import A, expect_forward, expect_group
+
+    table, _ = dealt_table("挖坑", 5, 6)
+    await REGISTRY.save(table)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/结束"))
+        expect_group(ctx, "牌桌已关闭", "本局不计分", "记为第 1 局（作废）")
+        ctx.receive_event(bot, gmsg(A, "/对局 1"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_forward(ctx, "【第 1 局】挖坑 3 人", "作废", "发牌：", "第 1 轮：", "结果：作废，不计分。")
+    assert await REGISTRY.require_store().player_stats(str(GROUP), str(A)) == []
+    assert await REGISTRY.require_store().load_live() == {}
+
+
+# ---- living beside other plugins: /牌桌 <命令> and bare command words ---------------------------
+async def test_every_command_works_under_the_namespace(app: App) -> None:
+    from chat_support import A, expect_forward, expect_friends, expect_group, expect_private, pmsg
+
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/牌桌 帮助"))
+        expect_forward(ctx, "【牌桌 bot】")
+        ctx.receive_event(bot, gmsg(A, "/牌桌"))
+        expect_group(ctx, "本群还没有牌桌", at=A)
+        ctx.receive_event(bot, gmsg(A, "/牌桌 开局 抓特务 三人"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌抓特务（3 人）")
+        ctx.receive_event(bot, gmsg(A, "/牌桌 牌桌"))
+        expect_group(ctx, "等人入座", "1/3")
+        ctx.receive_event(bot, gmsg(A, "/牌桌 对局"))
+        expect_group(ctx, "本群还没有对局记录")
+        ctx.receive_event(bot, pmsg(A, "/牌桌 手牌"))
+        expect_private(ctx, A, "没有进行中的牌局")
+        ctx.receive_event(bot, pmsg(A, "/牌桌 开局 抓特务"))
+        expect_private(ctx, A, "这个命令请在群里发送")
+
+
+async def test_bare_words_left_to_other_plugins(app: App) -> None:
+    import nonebot
+    from chat_support import A, expect_forward, expect_group
+    from nonebot import on_command
+
+    config = nonebot.get_driver().config
+    config.paizhuo_bare_commands = "all, -帮助 -help，-结束"
+    other_help = on_command("帮助", aliases={"help"}, priority=20, block=True)
+
+    @other_help.handle()
+    async def _() -> None:
+        await other_help.finish("别的插件的帮助")
+
+    try:
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            for text in ("/帮助", "/help"):
+                event = gmsg(A, text)
+                ctx.receive_event(bot, event)
+                ctx.should_call_send(event, "别的插件的帮助", {"message_id": 1})
+            ctx.receive_event(bot, gmsg(A, "/牌桌 帮助"))
+            expect_forward(ctx, "【牌桌 bot】")
+            ctx.receive_event(bot, gmsg(A, "/结束"))  # nobody answers it here
+            ctx.receive_event(bot, gmsg(A, "/牌桌 结束"))
+            expect_group(ctx, "本群没有牌桌", at=A)
+            ctx.receive_event(bot, gmsg(A, "/排行"))  # still answered bare
+            expect_group(ctx, "还没有打完的牌局", at=A)
+        config.paizhuo_bare_commands = "none"
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "/排行"))
+            ctx.receive_event(bot, gmsg(A, "/牌桌"))  # the namespace itself always answers
+            expect_group(ctx, "本群还没有牌桌", at=A)
+    finally:
+        config.paizhuo_bare_commands = "all"
+        other_help.destroy()
+
+
+async def test_long_texts_go_as_forward_messages_with_a_plain_fallback(app: App) -> None:
+    from chat_support import A, expect_forward, expect_private, pmsg
+
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/帮助"))
+        expect_forward(ctx, "【牌桌 bot】", fail=True)
+        expect_group(ctx, "【牌桌 bot】", "/开局 抓特务", "机器人要私聊发牌")
+        ctx.receive_event(bot, pmsg(A, "/帮助"))
+        expect_forward(ctx, "【牌桌 bot】", user=A)
+        ctx.receive_event(bot, pmsg(A, "/help"))
+        expect_forward(ctx, "【牌桌 bot】", user=A, fail=True)
+        expect_private(ctx, A, "【牌桌 bot】", "记牌")
+        ctx.receive_event(bot, gmsg(A, "/规则 挖坑"))
+        expect_forward(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3", fail=True)
+        expect_group(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3")
