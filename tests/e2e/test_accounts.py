@@ -145,11 +145,11 @@ async def test_two_accounts_each_table_served_by_its_own(tmp_path: Path) -> None
         mark_low = low.mark()
         await low.connect(bot.url, TOKEN)
         await both.group_message(SHARED, shared[0].user_id, "/牌桌")
-        await low.wait_for_text("等待 /继续", kind="group", target=SHARED, since=mark_low)
+        await low.wait_for_text("等 /继续", kind="group", target=SHARED, since=mark_low)
         await asyncio.sleep(0.3)
         await high.wait_idle(quiet=0.3)
         assert said_in(high, SHARED, mark_high) == []
-        assert len([t for t in said_in(low, SHARED, mark_low) if "等待 /继续" in t]) == 1
+        assert len([t for t in said_in(low, SHARED, mark_low) if "等 /继续" in t]) == 1
     finally:
         await low.close()
         await high.close()
