@@ -9,7 +9,7 @@ Typical use::
 """
 
 from db.records import FinishedGame, FinishedPlayer, GameStats
-from db.store import PendingAnnouncement, Store, alembic_config, encode_state
+from db.store import LiveTableTaken, PendingAnnouncement, Store, alembic_config, encode_state
 
-__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "PendingAnnouncement", "Store", "alembic_config",
-           "encode_state"]
+__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken", "PendingAnnouncement", "Store",
+           "alembic_config", "encode_state"]

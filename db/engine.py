@@ -43,7 +43,7 @@ def make_engine(url: str | URL, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
       with ``BEGIN IMMEDIATE`` (concurrent read-then-write transactions serialise instead
       of failing), one run with the :data:`READ_ONLY` execution option with a deferred
       ``BEGIN`` (it never takes the write lock);
-    * JSON is stored without ``\\uXXXX`` escapes.
+    * JSON is stored without ``\\uXXXX`` escapes (on every backend).
 
     Extra ``kwargs`` go to :func:`create_async_engine` (e.g. ``poolclass``).
 
@@ -52,8 +52,7 @@ def make_engine(url: str | URL, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         ModuleNotFoundError: the URL's driver is not installed.
     """
     sqlite = is_sqlite(url)
-    if sqlite:
-        kwargs.setdefault("json_serializer", _json_dumps)
+    kwargs.setdefault("json_serializer", _json_dumps)
     engine = create_async_engine(url, **kwargs)
     if sqlite:
         _install_sqlite_hooks(engine, busy_timeout)

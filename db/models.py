@@ -100,7 +100,9 @@ class LiveTable(Base):
     """State of a game in progress in one group, saved after every move.
 
     Columns: ``group_id`` (pk), ``game`` (e.g. ``"抓特务"``), ``state`` (JSON dict),
-    ``updated_at`` (aware UTC, set on insert and update).
+    ``updated_at`` (aware UTC, set on insert and update), ``account`` (the bot account,
+    QQ number as text, that owns the table; ``NULL`` for rows saved before accounts were
+    recorded).
     """
 
     __tablename__ = "live_tables"
@@ -109,6 +111,7 @@ class LiveTable(Base):
     game: Mapped[str] = mapped_column(String(32))
     state: Mapped[dict[str, Any]]
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    account: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
 
 
 class GroupSetting(Base):

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -14,7 +14,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, bindparam, case, delete, func, select, text, update
+from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -26,21 +26,46 @@ from db.records import RESULTS, FinishedGame, GameStats
 MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
 """Absolute path of the alembic script directory."""
 
-_UPSERT_LIVE = (
-    "INSERT INTO live_tables (group_id, game, state, updated_at) "
-    "VALUES (:group_id, :game, {state}, :updated_at) "
+_SCOPED_UPDATE = (
     "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "
-    "updated_at = excluded.updated_at"
+    "updated_at = excluded.updated_at, "
+    "account = COALESCE(excluded.account, live_tables.account) "
+    "WHERE live_tables.account IS NULL OR excluded.account IS NULL "
+    "OR live_tables.account = excluded.account"
+)
+"""The update half of the live-row upsert: a row of another account is left alone (the
+statement then changes 0 rows); a row without an account takes the writer's; a writer
+without an account keeps the row's."""
+
+_UPSERT_LIVE = (
+    "INSERT INTO live_tables (group_id, game, state, updated_at, account) "
+    "VALUES (:group_id, :game, {state}, :updated_at, :account) " + _SCOPED_UPDATE
 )
 
 
 _HOT_UPSERT = (
-    "INSERT INTO live_tables (group_id, game, state, updated_at) VALUES (?, ?, ?, ?) "
-    "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "
-    "updated_at = excluded.updated_at"
+    "INSERT INTO live_tables (group_id, game, state, updated_at, account) "
+    "VALUES (?, ?, ?, ?, ?) " + _SCOPED_UPDATE
 )
+_HOT_OWNER = "SELECT account FROM live_tables WHERE group_id = ?"
 _SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
 """How SQLAlchemy stores a DateTime in SQLite (naive UTC), so both paths write the same."""
+
+
+_MIGRATE_LOCK = 72_617_001
+"""PostgreSQL advisory lock key held while migrating."""
+
+
+class LiveTableTaken(RuntimeError):
+    """The group's live table belongs to another bot account; nothing was written.
+
+    ``group_id`` is the group, ``account`` the account that owns its row.
+    """
+
+    def __init__(self, group_id: str, account: str) -> None:
+        super().__init__(f"live table of group {group_id} belongs to account {account}")
+        self.group_id = group_id
+        self.account = account
 
 
 @dataclass(slots=True)
@@ -111,14 +136,27 @@ async def _uid_exists(session: AsyncSession, uid: str) -> bool:
 
 
 async def _settle_live(
-    session: AsyncSession, group_id: str, live: tuple[str, str] | None
+    session: AsyncSession, group_id: str, live: tuple[str, str] | None,
+    account: str | None = None,
 ) -> None:
-    """Delete the group's live row, or replace it with ``live`` = ``(game, state JSON text)``."""
+    """Delete the group's live row, or replace it with ``live`` = ``(game, state JSON text)``.
+    With ``account``, a row of another account raises :class:`LiveTableTaken` (and is
+    left alone)."""
     if live is None:
-        await _delete_live(session, group_id)
+        if not await _delete_live(session, group_id, account):
+            owner = await _owner(session, group_id)
+            if owner is not None and owner != account:
+                raise LiveTableTaken(group_id, owner)
         return
-    await session.execute(_upsert_statement(session.bind.dialect.name),
-                          _upsert_params(group_id, live[0], live[1]))
+    result = await session.execute(_upsert_statement(session.bind.dialect.name),
+                                   _upsert_params(group_id, live[0], live[1], account))
+    if result.rowcount == 0:
+        raise LiveTableTaken(group_id, await _owner(session, group_id) or "")
+
+
+async def _owner(session: AsyncSession, group_id: str) -> str | None:
+    """The account of the group's live row (``None``: no row, or a row without one)."""
+    return await session.scalar(select(LiveTable.account).where(LiveTable.group_id == group_id))
 
 
 def _upsert_statement(dialect: str) -> Any:
@@ -128,12 +166,19 @@ def _upsert_statement(dialect: str) -> Any:
         bindparam("updated_at", type_=UTCDateTime()))
 
 
-def _upsert_params(group_id: str, game: str, state: str) -> dict[str, Any]:
-    return {"group_id": group_id, "game": game, "state": state, "updated_at": utcnow()}
+def _upsert_params(group_id: str, game: str, state: str, account: str | None) -> dict[str, Any]:
+    return {"group_id": group_id, "game": game, "state": state, "updated_at": utcnow(),
+            "account": account}
 
 
-async def _delete_live(session: AsyncSession, group_id: str) -> None:
-    await session.execute(delete(LiveTable).where(LiveTable.group_id == group_id))
+async def _delete_live(session: AsyncSession, group_id: str, account: str | None = None) -> bool:
+    """Delete the group's live row (with ``account``: only if it is that account's or has
+    none). Returns whether a row was deleted."""
+    query = delete(LiveTable).where(LiveTable.group_id == group_id)
+    if account is not None:
+        query = query.where(or_(LiveTable.account == account, LiveTable.account.is_(None)))
+    result = await session.execute(query)
+    return bool(result.rowcount)
 
 
 def _game_row(record: FinishedGame, announcement: list[dict[str, Any]] | None) -> GameRecord:
@@ -234,6 +279,10 @@ class Store:
         config = alembic_config(self.url)
 
         def upgrade(connection: Connection) -> None:
+            if connection.dialect.name == "postgresql":
+                # Several bot processes may start at once on one database: one migrates,
+                # the others wait for it (the lock ends with this transaction).
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATE_LOCK})")
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
@@ -265,24 +314,34 @@ class Store:
             self._hot = hot
         return self._hot
 
-    async def save_live(self, group_id: str, game: str, state: dict[str, Any]) -> None:
+    async def save_live(
+        self, group_id: str, game: str, state: dict[str, Any], account: str | None = None
+    ) -> None:
         """Insert or replace the live state of ``group_id``'s current game.
 
         ``state`` must be JSON-serialisable; it round-trips as JSON (tuples come back as
-        lists, non-string keys as strings).
+        lists, non-string keys as strings). ``account`` (a bot's QQ number) scopes the
+        write: the row is saved as that account's, and a row that belongs to another
+        account is left alone. Without ``account`` the row's account is kept.
 
         Raises:
             TypeError: ``state`` is not JSON-serialisable (nothing is written).
+            LiveTableTaken: the group's row belongs to another account (same).
             sqlalchemy.exc.SQLAlchemyError: the write failed (nothing is written).
         """
-        await self.save_live_text(group_id, game, encode_state(state))
+        await self.save_live_text(group_id, game, encode_state(state), account)
 
-    async def save_live_text(self, group_id: str, game: str, state: str) -> None:
+    async def save_live_text(
+        self, group_id: str, game: str, state: str, account: str | None = None
+    ) -> None:
         """:meth:`save_live` for a state already encoded as JSON text (see
         :func:`encode_state`): one ``INSERT … ON CONFLICT DO UPDATE`` statement, its own
-        transaction (the per-move save).
+        transaction (the per-move save), scoped by ``account`` as in :meth:`save_live`
+        (the statement's ``WHERE`` leaves another account's row alone; its changed-row
+        count tells).
 
         Raises:
+            LiveTableTaken: the group's row belongs to another account (nothing written).
             sqlite3.Error: the write failed on the dedicated SQLite connection, or
             sqlalchemy.exc.SQLAlchemyError: it failed through SQLAlchemy (nothing is
                 written either way).
@@ -293,33 +352,87 @@ class Store:
             if hot is not None:
                 when = utcnow().replace(tzinfo=None).strftime(_SQLITE_TIME)
                 try:
-                    await hot.execute(_HOT_UPSERT, (group_id, game, state, when))
+                    cursor = await hot.execute(_HOT_UPSERT, (group_id, game, state, when, account))
+                    changed = cursor.rowcount
+                    await cursor.close()
+                    if changed == 0:
+                        async with hot.execute(_HOT_OWNER, (group_id,)) as owner:
+                            row = await owner.fetchone()
+                        raise LiveTableTaken(group_id, (row[0] if row else None) or "")
                 except sqlite3.Error:
                     if hot.in_transaction:  # never leave a half transaction behind
                         await hot.rollback()
                     raise
                 return
             async with self._engine.begin() as conn:
-                await conn.execute(self._upsert, _upsert_params(group_id, game, state))
+                result = await conn.execute(self._upsert,
+                                            _upsert_params(group_id, game, state, account))
+                if result.rowcount == 0:
+                    owner = await conn.scalar(
+                        select(LiveTable.account).where(LiveTable.group_id == group_id))
+                    raise LiveTableTaken(group_id, owner or "")
 
-    async def delete_live(self, group_id: str) -> None:
-        """Delete the live state of ``group_id``; no error when there is none."""
+    async def delete_live(self, group_id: str, account: str | None = None) -> None:
+        """Delete the live state of ``group_id``; no error when there is none. With
+        ``account``, a row of another account is kept."""
         async with self._writing() as session:
-            await _delete_live(session, group_id)
+            await _delete_live(session, group_id, account)
 
-    async def load_live(self) -> dict[str, tuple[str, dict[str, Any]]]:
-        """Return every live table as ``{group_id: (game, state)}``."""
+    async def load_live(self, account: str | None = None) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Return the live tables as ``{group_id: (game, state)}``: every one, or with
+        ``account`` only that account's."""
+        query = select(LiveTable.group_id, LiveTable.game, LiveTable.state)
+        if account is not None:
+            query = query.where(LiveTable.account == account)
+        async with self._reads() as session:
+            rows = await session.execute(query)
+            return {group_id: (game, state) for group_id, game, state in rows}
+
+    async def live_owners(self, group_ids: Iterable[str]) -> dict[str, str | None]:
+        """``{group_id: account}`` for those of ``group_ids`` that have a live table
+        (``None``: a row without an account); groups without a table are left out."""
+        ids = list(dict.fromkeys(group_ids))
+        if not ids:
+            return {}
         async with self._reads() as session:
             rows = await session.execute(
-                select(LiveTable.group_id, LiveTable.game, LiveTable.state)
+                select(LiveTable.group_id, LiveTable.account).where(LiveTable.group_id.in_(ids))
             )
-            return {group_id: (game, state) for group_id, game, state in rows}
+            return {group_id: account for group_id, account in rows}
+
+    async def unowned_live(self) -> list[str]:
+        """Group ids of the live tables without an account, sorted."""
+        async with self._reads() as session:
+            rows = await session.scalars(
+                select(LiveTable.group_id).where(LiveTable.account.is_(None))
+            )
+            return sorted(rows)
+
+    async def claim_live(self, account: str, group_ids: Iterable[str] | None = None) -> list[str]:
+        """Give ``account`` the live tables that have no account (rows saved before
+        accounts were recorded): those in ``group_ids``, or all of them when ``None``.
+        Atomic: of two accounts (or processes) claiming at once, each row goes to one.
+        Returns the group ids claimed, sorted."""
+        wanted = None if group_ids is None else set(group_ids)
+        async with self._writing() as session:
+            unowned = (await session.scalars(
+                select(LiveTable.group_id).where(LiveTable.account.is_(None)).with_for_update()
+            )).all()
+            chosen = sorted(g for g in unowned if wanted is None or g in wanted)
+            if chosen:
+                await session.execute(
+                    update(LiveTable)
+                    .where(LiveTable.group_id.in_(chosen), LiveTable.account.is_(None))
+                    .values(account=account)
+                )
+            return chosen
 
     async def finish_game(
         self,
         record: FinishedGame,
         live: tuple[str, dict[str, Any] | str] | None = None,
         announcement: list[dict[str, Any]] | None = None,
+        account: str | None = None,
     ) -> bool:
         """Archive a finished game and drop its group's live table, atomically.
 
@@ -330,7 +443,8 @@ class Store:
         ``announcement`` is the game's end message as JSON (a list of
         ``{"type", "data"}`` segments), kept until :meth:`mark_announced`. If a game with
         ``record.uid`` is already archived nothing new is written, the live row is still
-        deleted (or replaced), and False is returned.
+        deleted (or replaced), and False is returned. ``account`` scopes the live row
+        as in :meth:`save_live`.
 
         Returns:
             True when the game was written, False when ``record.uid`` already existed.
@@ -341,6 +455,7 @@ class Store:
             TypeError: ``settings``/``summary`` not JSON-serialisable (same).
             sqlalchemy.exc.IntegrityError: another constraint failed (transaction
                 rolled back, live row kept).
+            LiveTableTaken: the group's row belongs to another account (same).
         """
         _validate_finished(record)
         _check_json(announcement, "announcement")
@@ -351,18 +466,18 @@ class Store:
         try:
             async with self._writing() as session:
                 if await _uid_exists(session, record.uid):
-                    await _settle_live(session, record.group_id, settled)
+                    await _settle_live(session, record.group_id, settled, account)
                     return False
                 session.add(_game_row(record, announcement))
                 await session.flush()
-                await _settle_live(session, record.group_id, settled)
+                await _settle_live(session, record.group_id, settled, account)
             return True
         except IntegrityError:
             # Lost a race against a concurrent finish_game of the same uid?
             async with self._writing() as session:
                 if not await _uid_exists(session, record.uid):
                     raise
-                await _settle_live(session, record.group_id, settled)
+                await _settle_live(session, record.group_id, settled, account)
             return False
 
     async def pending_announcements(self, group_id: str | None = None) -> list[PendingAnnouncement]:

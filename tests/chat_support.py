@@ -123,13 +123,15 @@ def make_bot(ctx: Any) -> Bot:
 
 
 async def seat_table(hands: list[list[int]], leader: int = 0, group: int = GROUP,
-                     rules: ZRules | None = None) -> Table:
-    """A table in play with the given hands (seats A, B, C[, D])."""
+                     rules: ZRules | None = None, account: str = "10001") -> Table:
+    """A table in play with the given hands (seats A, B, C[, D]) of the bot account
+    ``account``."""
     users = [A, B, C, D][: len(hands)]
     table = Table(group_id=str(group), game="抓特务", size=len(hands), opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in users], settings={},
                   created_at=now_utc(), started_at=now_utc(), uid=f"test-{group}",
-                  engine=ZGame.from_hands(hands, rules=rules, leader=leader), status=PLAYING)
+                  engine=ZGame.from_hands(hands, rules=rules, leader=leader), status=PLAYING,
+                  account=account)
     REGISTRY.add(table)
     await REGISTRY.save(table)
     return table

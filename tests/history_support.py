@@ -82,7 +82,7 @@ def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
         game = trial
     table = Table(group_id=str(GROUP), game=game_name, size=3, opener=str(A), seats=seats,
                   settings=adapter.schema.clean({}), created_at=now_utc(), started_at=now_utc(),
-                  uid=f"real-{seed}", engine=game, status=PLAYING)
+                  uid=f"real-{seed}", engine=game, status=PLAYING, account="10001")
     REGISTRY.add(table)
     return table, trial
 

@@ -26,8 +26,10 @@ import nonebot
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
+from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import Setting, SettingError
+from plugins.paizhuo import accounts
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
@@ -254,20 +256,14 @@ def cancel_timers() -> None:
     _deferred.clear()
 
 
-def any_bot() -> Bot | None:
-    """A connected OneBot v11 bot to send timer messages with."""
-    for bot in nonebot.get_bots().values():
-        if isinstance(bot, Bot):
-            return bot
-    return None
-
-
 async def _fire(table: Table, when) -> None:
     await asyncio.sleep(max(0.0, (when - now_utc()).total_seconds()))
-    bot = any_bot()
+    bot = accounts.bot_for(table)
     if bot is None:
-        # Nobody could be told: act when a bot connects (bot_connected re-arms the timers).
-        logger.info(f"event=timer_deferred group={table.group_id} reason=no_bot")
+        # Nobody could be told: act when the table's account connects (bot_connected
+        # re-arms the timers); no other account speaks for it.
+        logger.info(f"event=timer_deferred group={table.group_id} account={table.account} "
+                    "reason=no_bot")
         _deferred.add(table.group_id)
         return
     try:
@@ -463,7 +459,8 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
             out = reply(group_id, user_id, OTHER_TABLE)
         else:
             table = Table(group_id=group_id, game=adapter.name, size=size, opener=user_id,
-                          seats=[SeatView(user_id, name)], created_at=now_utc())
+                          seats=[SeatView(user_id, name)], created_at=now_utc(),
+                          account=bot.self_id)
             REGISTRY.add(table)
             out = None
     if out is not None:
@@ -473,7 +470,17 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
     async def change() -> list[Outgoing]:
         table.settings = settings
         table.rearm()
-        await REGISTRY.save(table)
+        try:
+            await REGISTRY.save(table)
+        except SaveFailed as err:
+            if not isinstance(err.__cause__, LiveTableTaken):
+                raise
+            # Another account (another process) opened a table here a moment ago: this
+            # one never existed (nothing was written).
+            async with REGISTRY.guard:
+                REGISTRY.remove(table)
+            log_event(table, "open_refused", 0, owner=err.__cause__.account)
+            return [reply(group_id, user_id, f"本群已有一桌，{JOIN_HINT}，或等这桌结束。")]
         schedule(table)
         log_event(table, "open", 0, size=size)
         how = f"{size} 人" if size else f"2–{capacity(table)} 人，开局人发送 /开始 开打"
@@ -963,6 +970,7 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
         out = reply(group_id, user_id, text) if group_id else private(user_id, text)
         await deliver(bot, [out])
         return
+    bot = accounts.bot_for(table) or bot  # the hand goes through the table's account
     async with table.lock:
         seat = table.seat_of(user_id)
         outs = []
@@ -1127,14 +1135,16 @@ async def resume_timers() -> None:
 
 
 async def announce_resumed(bot: Bot) -> None:
-    """When a bot (re)connects after a restart: post each resumed game's table, so the
-    player to act is @-mentioned again and nobody waits for a prompt that was lost. A
-    table whose deadline passed meanwhile is not posted: its timer acts now and its
-    message carries the next prompt."""
+    """When a bot (re)connects after a restart: post each resumed game of its account's
+    tables, so the player to act is @-mentioned again and nobody waits for a prompt that
+    was lost. A table whose deadline passed meanwhile is not posted: its timer acts now
+    and its message carries the next prompt."""
     now = now_utc()
     for group_id in sorted(REGISTRY.resumed):
-        REGISTRY.resumed.discard(group_id)
         table = REGISTRY.get(group_id)
+        if table is not None and accounts.bot_for(table) is not bot:
+            continue  # another account's table: announced when that account connects
+        REGISTRY.resumed.discard(group_id)
         if table is None or not table.playing:
             continue
         if table.deadline is not None and table.deadline <= now:
@@ -1144,19 +1154,40 @@ async def announce_resumed(bot: Bot) -> None:
         await deliver(bot, [group(group_id, msg)])
 
 
+async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> bool:
+    """Whether ``bot``'s account sends the pending end message of ``group_id``: the
+    account of the group's table (in memory, or saved by another process: ``owners``);
+    for a group whose table is gone, the account that answers there (the lowest
+    connected account in the group)."""
+    table = REGISTRY.get(group_id)
+    if table is not None:
+        return accounts.bot_for(table) is bot
+    owner = owners.get(group_id)
+    if owner is not None:
+        return owner == bot.self_id
+    if len(accounts.connected()) <= 1:
+        return True
+    return (await accounts.in_group(bot, group_id)
+            and await accounts.group_handler(group_id, bot) == bot.self_id)
+
+
 async def announce_pending(bot: Bot) -> None:
-    """Send every finished game's end message that was never confirmed sent (the bot was
-    killed or had no connection right after the game ended), oldest first, each marked
-    announced once sent. A game that ended before this process started is prefixed with
+    """Send every finished game's end message of ``bot``'s account's groups (see
+    :func:`_announces`) that was never confirmed sent (the bot was killed or had no
+    connection right after the game ended), oldest first, each marked announced once
+    sent. A game that ended before this process started is prefixed with
     :data:`RESTART_PREFIX`."""
     try:
         pending = await REGISTRY.require_store().pending_announcements()
+        owners = await REGISTRY.require_store().live_owners(item.group_id for item in pending)
     except Exception as err:  # noqa: BLE001 - try again on the next connect
         logger.error(f"event=pending_announcements_failed cause={err!r}")
         return
     for item in pending:
         if item.uid in _in_flight:
             continue  # its own end message is being sent right now
+        if not await _announces(bot, item.group_id, owners):
+            continue  # another account's group: it sends the message when it connects
         prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
         out = group(item.group_id, plain(prefix) + message_from_json(item.message))
         await deliver(bot, [out])
@@ -1166,13 +1197,16 @@ async def announce_pending(bot: Bot) -> None:
 
 
 async def bot_connected(bot: Bot) -> None:
-    """A bot connected: end messages never sent go out first; timers that came due while
-    no bot was connected act now, with someone to tell; then resumed tables are
-    re-posted."""
+    """A bot account connected: its saved tables are loaded (once); end messages of its
+    groups never sent go out; its timers that came due while it was away act now, with
+    someone to tell; then its resumed tables are re-posted."""
+    await accounts.ensure_restored(bot)
     await announce_pending(bot)
     for group_id in sorted(_deferred):
-        _deferred.discard(group_id)
         table = REGISTRY.get(group_id)
-        if table is not None:
+        if table is None:
+            _deferred.discard(group_id)
+        elif accounts.bot_for(table) is bot:
+            _deferred.discard(group_id)
             schedule(table)
     await announce_resumed(bot)

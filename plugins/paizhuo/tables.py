@@ -65,7 +65,10 @@ class Table:
     their defaults, the player to act is moved for) and ``remind_at`` when that player is
     reminded; ``computer_at`` when the computer players the game waits for act;
     ``timeouts`` counts each user's timeouts in a row, ``auto`` lists the users in 托管;
-    ``games`` how many games this table has dealt.
+    ``games`` how many games this table has dealt; ``account`` the bot account
+    (机器人账号, its QQ number ``self_id``) in whose group the table was opened: its
+    messages, friend checks and timers go through that account (``None``: saved before
+    accounts were recorded, adopted by the first account that serves it).
 
     Not saved (process-local): ``saved`` is the JSON text of the last state written to
     the store (``None`` while never saved), ``failures`` counts failed saves in a row and
@@ -92,6 +95,7 @@ class Table:
     timeouts: dict[str, int] = field(default_factory=dict)
     auto: list[str] = field(default_factory=list)
     games: int = 0
+    account: str | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     saved: str | None = field(default=None, compare=False, repr=False)
     failures: int = field(default=0, compare=False, repr=False)
@@ -180,6 +184,7 @@ class Table:
             "computer_at": self.computer_at.isoformat() if self.computer_at else None,
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
+            "account": self.account,
         }
 
     def revert(self) -> None:
@@ -214,14 +219,16 @@ class Table:
             deadline=_time(data["deadline"]), games=int(data["games"]),
             remind_at=_time(data.get("remind_at")), computer_at=_time(data.get("computer_at")),
             timeouts=dict(data.get("timeouts") or {}),
-            auto=list(data.get("auto") or []),
+            auto=list(data.get("auto") or []), account=data.get("account"),
         )
 
 
 PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
-             "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "timeouts",
-             "auto", "games")
-"""The fields of :class:`Table` that :meth:`Table.to_json` saves."""
+             "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "computer_at",
+             "timeouts", "auto", "games")
+"""The fields of :class:`Table` that :meth:`Table.to_json` saves and :meth:`Table.revert`
+restores (``account`` is saved too but never reverted: it is who serves the table, and a
+row saved before accounts were recorded has none)."""
 
 
 def message_to_json(message: Message) -> list[dict]:
@@ -297,14 +304,18 @@ class Registry:
             del self.tables[gid]
 
     async def save(self, table: Table) -> None:
-        """Persist the table (after every accepted change), encoding it to JSON once.
+        """Persist the table (after every accepted change), encoding it to JSON once;
+        the write is scoped by the table's account (a row of another account is left
+        alone).
 
         Raises:
-            SaveFailed: the store raised; nothing was written.
+            SaveFailed: the store raised (``__cause__`` :class:`db.store.LiveTableTaken`
+                when the group's row belongs to another account); nothing was written.
         """
         text = encode_state(table.to_json())
         try:
-            await self.require_store().save_live_text(table.group_id, table.game, text)
+            await self.require_store().save_live_text(table.group_id, table.game, text,
+                                                      account=table.account)
         except Exception as err:
             raise SaveFailed(f"save of group {table.group_id}: {err!r}") from err
         table._saved_as(text)
@@ -318,7 +329,7 @@ class Registry:
         """
         self.remove(table)
         try:
-            await self.require_store().delete_live(table.group_id)
+            await self.require_store().delete_live(table.group_id, account=table.account)
         except Exception as err:
             raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
 
@@ -348,7 +359,7 @@ class Registry:
         try:
             await self.require_store().finish_game(
                 record, live=None if closing else (table.game, text),
-                announcement=message_to_json(message))
+                announcement=message_to_json(message), account=table.account)
         except Exception as err:
             raise SaveFailed(f"record of game {record.uid}: {err!r}") from err
         if closing:
@@ -374,7 +385,7 @@ class Registry:
         record = void_record(table)
         self.remove(table)
         try:
-            await self.require_store().finish_game(record)
+            await self.require_store().finish_game(record, account=table.account)
         except Exception as err:
             raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
         try:
@@ -382,16 +393,22 @@ class Registry:
         except Exception:  # noqa: BLE001 - the number is only shown
             return None
 
-    async def restore(self) -> list[Table]:
-        """Load every saved table (at start-up). A game saved as over but not yet marked
+    async def restore(self, account: str | None = None) -> list[Table]:
+        """Load the saved tables: every one, or with ``account`` only that bot account's
+        (when it connects; a process never loads another account's tables). A group whose
+        table is already in memory is skipped. A game saved as over but not yet marked
         finished is recorded now (once). Returns the tables resumed."""
         resumed = []
-        for group_id, (_game, data) in (await self.require_store().load_live()).items():
+        for group_id, (_game, data) in (await self.require_store().load_live(account)).items():
+            if group_id in self.tables:
+                continue
             try:
                 table = Table.from_json(data)
             except Exception as err:  # noqa: BLE001 - keep going with the other tables
                 logger.error(f"cannot restore table of group {group_id}: {err!r}")
                 continue
+            if account is not None:
+                table.account = account
             table.saved = encode_state(data)
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)

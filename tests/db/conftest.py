@@ -22,3 +22,18 @@ _db = sys.modules.get("db")
 if _db is not None and getattr(_db, "__file__", None) is None:  # stale namespace package
     for _name in [n for n in sys.modules if n == "db" or n.startswith("db.")]:
         del sys.modules[_name]
+
+
+import pytest  # noqa: E402
+from pg_support import fresh_pg_url  # noqa: E402
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(params=BACKENDS)
+async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A blank database of each backend: a new SQLite file, and the test PostgreSQL
+    server with an empty schema (skipped when ``PAIZHUO_TEST_PG_URL`` is unset)."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'paizhuo.db'}"
+    return await fresh_pg_url()

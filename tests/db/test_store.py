@@ -1,4 +1,6 @@
-"""Tests of the persistence layer against a real SQLite file (aiosqlite)."""
+"""Tests of the persistence layer against a real SQLite file (aiosqlite) and a real
+PostgreSQL server (asyncpg; ``PAIZHUO_TEST_PG_URL``, started by ``.ci/run``): every test
+that takes ``store`` runs on both."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 import db.store as store_module
-from db import FinishedGame, FinishedPlayer, GameStats, Store, alembic_config
+from db import FinishedGame, FinishedPlayer, GameStats, LiveTableTaken, Store, alembic_config
 from db.models import Base, GameRecord, LiveTable, PlayerRecord, utcnow
 
 CST = timezone(timedelta(hours=8))
@@ -42,7 +44,17 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Store]:
+async def store(db_url: str) -> AsyncIterator[Store]:
+    store = Store(db_url)
+    await store.migrate()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def sqlite_store(db_path: Path) -> AsyncIterator[Store]:
     store = Store(sqlite_url(db_path))
     await store.migrate()
     try:
@@ -100,14 +112,16 @@ def make_game(
 # --------------------------------------------------------------------------- migrations
 
 
-async def test_migrate_creates_schema_at_head(store: Store, db_path: Path) -> None:
+async def test_migrate_creates_schema_at_head(store: Store) -> None:
     assert APP_TABLES | {"alembic_version"} <= await table_names(store)
-    assert await alembic_versions(store) == [head_revision(sqlite_url(db_path))]
+    assert await alembic_versions(store) == [head_revision(store.url)]
 
     def describe(conn: Connection) -> dict[str, Any]:
         insp = inspect(conn)
         return {
-            "game_ix": {i["name"]: i["column_names"] for i in insp.get_indexes("game_records")},
+            # PostgreSQL also lists the index behind a unique constraint: not an index of ours.
+            "game_ix": {i["name"]: i["column_names"] for i in insp.get_indexes("game_records")
+                        if not i.get("duplicates_constraint")},
             "game_uq": [u["column_names"] for u in insp.get_unique_constraints("game_records")],
             "player_ix": {i["name"]: i["column_names"] for i in insp.get_indexes("player_records")},
             "player_fk": insp.get_foreign_keys("player_records"),
@@ -140,13 +154,13 @@ async def test_migration_matches_models(store: Store) -> None:
         assert await conn.run_sync(diff) == []
 
 
-async def test_migrate_twice_is_harmless(store: Store, db_path: Path) -> None:
+async def test_migrate_twice_is_harmless(store: Store) -> None:
     await store.save_live("g1", "抓特务", {"turn": 3})
     await store.migrate()
-    assert await alembic_versions(store) == [head_revision(sqlite_url(db_path))]
+    assert await alembic_versions(store) == [head_revision(store.url)]
     assert await store.load_live() == {"g1": ("抓特务", {"turn": 3})}
 
-    again = Store(sqlite_url(db_path))
+    again = Store(store.url)
     try:
         await again.migrate()
         assert await again.load_live() == {"g1": ("抓特务", {"turn": 3})}
@@ -184,7 +198,8 @@ async def test_standalone_env_upgrade_and_downgrade_in_thread(db_path: Path) -> 
     conn.close()
 
 
-async def test_sqlite_uses_wal_and_foreign_keys(store: Store, db_path: Path) -> None:
+async def test_sqlite_uses_wal_and_foreign_keys(sqlite_store: Store, db_path: Path) -> None:
+    store = sqlite_store
     async with store.engine.connect() as conn:
         assert (await conn.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
         assert (await conn.execute(text("PRAGMA foreign_keys"))).scalar() == 1
@@ -251,9 +266,7 @@ async def test_live_updated_at_is_aware_utc_and_refreshed(store: Store) -> None:
     assert await updated_at() > second
 
 
-async def test_live_state_with_chinese_and_nested_lists_round_trips(
-    store: Store, db_path: Path
-) -> None:
+async def test_live_state_with_chinese_and_nested_lists_round_trips(store: Store) -> None:
     state: dict[str, Any] = {
         "游戏": "抓特务",
         "玩家": [
@@ -270,9 +283,8 @@ async def test_live_state_with_chinese_and_nested_lists_round_trips(
     assert loaded == {"群1": ("抓特务", state)}
     assert list(loaded["群1"][1]) == list(state)  # key order kept too
 
-    with sqlite3.connect(db_path) as raw:  # stored readable, not as \uXXXX escapes
-        [(stored,)] = raw.execute("SELECT state FROM live_tables").fetchall()
-    raw.close()
+    async with store.engine.connect() as conn:  # stored readable, not as \uXXXX escapes
+        stored = (await conn.execute(text("SELECT CAST(state AS TEXT) FROM live_tables"))).scalar()
     assert "小明" in stored
 
 
@@ -284,9 +296,16 @@ async def test_save_live_rejects_non_json_state(store: Store) -> None:
 
 async def test_concurrent_first_saves_of_one_group_all_succeed(store: Store) -> None:
     """One upsert statement per save: saves racing to insert the same new group never
-    fail on the primary key; the last one wins."""
+    fail on the primary key; one of them is the row left. On SQLite this process's saves
+    take turns in call order, so the last one wins; PostgreSQL runs them on several
+    connections at once, in no set order."""
     await asyncio.gather(*(store.save_live("g1", "抓特务", {"v": i}) for i in range(20)))
-    assert await store.load_live() == {"g1": ("抓特务", {"v": 19})}
+    live = await store.load_live()
+    if store.engine.dialect.name == "sqlite":
+        assert live == {"g1": ("抓特务", {"v": 19})}
+    else:
+        assert list(live) == ["g1"] and live["g1"][0] == "抓特务"
+        assert live["g1"][1]["v"] in range(20)
 
 
 # --------------------------------------------------------------------------- finished games
@@ -457,3 +476,95 @@ async def test_group_settings_store_update_and_reset(store: Store) -> None:
     await store.set_settings("g1", "抓特务", {})
     assert await store.get_settings("g1", "抓特务") == {}
     assert await store.get_settings("g2", "抓特务") == {"chain_ends": "c"}
+
+
+# --------------------------------------------------------------------------- bot accounts
+
+
+async def test_live_rows_are_scoped_by_account(store: Store) -> None:
+    """A table belongs to the account that opened it: that account loads and writes it,
+    another account can neither overwrite nor delete it (nothing is written)."""
+    await store.save_live("g1", "抓特务", {"v": 1}, account="10001")
+    await store.save_live("g2", "挖坑", {"v": 2}, account="10002")
+    assert await store.load_live(account="10001") == {"g1": ("抓特务", {"v": 1})}
+    assert await store.load_live(account="10002") == {"g2": ("挖坑", {"v": 2})}
+    assert await store.live_owners(["g1", "g2", "g3"]) == {"g1": "10001", "g2": "10002"}
+
+    with pytest.raises(LiveTableTaken) as taken:
+        await store.save_live("g1", "手把一", {"v": 9}, account="10002")
+    assert (taken.value.group_id, taken.value.account) == ("g1", "10001")
+    await store.delete_live("g1", account="10002")
+    with pytest.raises(LiveTableTaken):
+        await store.finish_game(make_game("other", group_id="g1"), account="10002")
+    assert await count(store, GameRecord) == 0
+    assert await store.load_live(account="10001") == {"g1": ("抓特务", {"v": 1})}
+
+    await store.save_live("g1", "抓特务", {"v": 3}, account="10001")
+    assert await store.finish_game(make_game("mine", group_id="g1"),
+                                   live=("抓特务", {"v": 4}), account="10001") is True
+    assert await store.load_live(account="10001") == {"g1": ("抓特务", {"v": 4})}
+    await store.delete_live("g1", account="10001")
+    assert await store.load_live() == {"g2": ("挖坑", {"v": 2})}
+
+
+async def test_unscoped_save_keeps_the_rows_account(store: Store) -> None:
+    await store.save_live("g1", "抓特务", {"v": 1}, account="10001")
+    await store.save_live("g1", "抓特务", {"v": 2})
+    assert await store.live_owners(["g1"]) == {"g1": "10001"}
+
+
+async def test_rows_without_account_are_claimed_once(store: Store) -> None:
+    """Rows saved before accounts were recorded: the first account to claim a group gets
+    it, concurrent claims never both win, and an account only claims its own groups."""
+    for group in ("g1", "g2", "g3"):
+        await store.save_live(group, "抓特务", {"g": group})
+    assert await store.live_owners(["g1", "g2", "g3"]) == {"g1": None, "g2": None, "g3": None}
+    assert await store.load_live(account="10001") == {}
+
+    first, second = await asyncio.gather(store.claim_live("10001", ["g1", "g2"]),
+                                         store.claim_live("10002", ["g2", "g3"]))
+    assert sorted(first + second) == ["g1", "g2", "g3"]
+    assert "g1" in first and "g3" in second
+    owners = await store.live_owners(["g1", "g2", "g3"])
+    assert owners["g1"] == "10001" and owners["g3"] == "10002"
+    assert owners["g2"] == ("10001" if "g2" in first else "10002")
+    assert await store.claim_live("10003") == []
+    # An unowned row is adopted by the first account that saves it.
+    await store.save_live("g4", "挖坑", {})
+    await store.save_live("g4", "挖坑", {"x": 1}, account="10003")
+    assert await store.live_owners(["g4"]) == {"g4": "10003"}
+
+
+async def test_migration_0005_keeps_old_rows_without_account(db_url: str) -> None:
+    """Upgrading a database of the single-account version keeps its live tables, with no
+    account until one claims them."""
+    config = alembic_config(db_url)
+    await asyncio.to_thread(command.upgrade, config, "0002")
+    old = Store(db_url)
+    try:
+        async with old.engine.begin() as conn:
+            await conn.execute(
+                text("INSERT INTO live_tables (group_id, game, state, updated_at) "
+                     "VALUES ('g1', '抓特务', '{\"turn\": 5}', :now)"),
+                {"now": utcnow()},
+            )
+        await old.migrate()
+        assert await old.live_owners(["g1"]) == {"g1": None}
+        assert await old.claim_live("10001") == ["g1"]
+        assert await old.load_live(account="10001") == {"g1": ("抓特务", {"turn": 5})}
+    finally:
+        await old.close()
+    await asyncio.to_thread(command.downgrade, config, "0002")
+
+
+async def test_processes_starting_at_once_migrate_once(db_url: str) -> None:
+    """Two bot processes starting together on one blank database: one migrates, the
+    other waits and finds the schema at head."""
+    stores = [Store(db_url), Store(db_url)]
+    try:
+        await asyncio.gather(*(s.migrate() for s in stores))
+        assert await alembic_versions(stores[0]) == [head_revision(db_url)]
+        assert await table_names(stores[1]) >= APP_TABLES
+    finally:
+        for s in stores:
+            await s.close()

@@ -321,7 +321,7 @@ def test_busy_port_gives_one_chinese_line(tmp_path: Path) -> None:
 async def test_public_host_allowed_explicitly_warns(tmp_path: Path) -> None:
     """``ALLOW_EMPTY_TOKEN=true`` lets the bot start on a non-loopback HOST with no token;
     the log warns about it and about the empty SUPERUSERS, shows the URL to fill in, and
-    after a restart counts the table it resumed."""
+    after a restart counts the table it resumed when the account connects again."""
     proc = BotProcess(tmp_path / "bot.log", database_url=f"sqlite+aiosqlite:///{tmp_path}/bot.db",
                       env={"HOST": "0.0.0.0", "ALLOW_EMPTY_TOKEN": "true"})
     async with proc:
@@ -331,6 +331,10 @@ async def test_public_host_allowed_explicitly_warns(tmp_path: Path) -> None:
         await sim.close()
         await proc.stop()
         await proc.start()
+        sim = _sim()
+        await sim.connect(proc.url)  # the account's tables are resumed when it connects
+        await _answered(sim, PLAYER, "/牌桌", "抓特务")
+        await sim.close()
         log = proc.log_text()
     warnings = [line for line in log.splitlines() if "WARNING" in line]
     assert any("ONEBOT_ACCESS_TOKEN 为空" in line and "HOST=0.0.0.0" in line for line in warnings), log

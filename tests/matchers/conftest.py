@@ -42,6 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
 async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
+    from plugins.paizhuo import accounts
     from plugins.paizhuo.actions import cancel_timers
     from plugins.paizhuo.messaging import reset_refusals
     from plugins.paizhuo.tables import REGISTRY
@@ -49,6 +50,7 @@ async def clean_state(nonebug_init: None):
     cancel_timers()
     reset_refusals()
     REGISTRY.reset()
+    accounts.reset()
     store = REGISTRY.store
     assert store is not None, "the plugin's startup hook should have opened the store"
     async with store.engine.begin() as conn:
@@ -57,6 +59,7 @@ async def clean_state(nonebug_init: None):
     yield
     cancel_timers()
     REGISTRY.reset()
+    accounts.reset()
 
 
 @pytest.fixture(autouse=True)

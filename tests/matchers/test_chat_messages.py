@@ -35,7 +35,7 @@ def bench():
 async def seat(game_name: str, engine) -> Table:
     table = Table(group_id=str(GROUP), game=game_name, size=3, opener=str(A), seats=list(SEATS),
                   settings={}, created_at=now_utc(), started_at=now_utc(), uid="msg-test",
-                  engine=engine, status=PLAYING)
+                  engine=engine, status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)

@@ -53,7 +53,7 @@ async def table_for(game: str, engine=None) -> Table:
     table = Table(group_id=str(GROUP), game=game, size=3, opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in (A, B, C)], settings={},
                   created_at=now_utc(), started_at=now_utc(), uid=f"chat-{game}",
-                  engine=engine or engine_for(game), status=PLAYING)
+                  engine=engine or engine_for(game), status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)

@@ -127,7 +127,7 @@ async def seat(game: str, engine) -> Table:
     table = Table(group_id=str(GROUP), game=game, size=3, opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in (A, B, C)], settings={},
                   created_at=now_utc(), started_at=now_utc(), uid=f"vocab-{game}",
-                  engine=engine, status=PLAYING)
+                  engine=engine, status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)

@@ -371,7 +371,7 @@ async def test_open_without_spaces_and_full_width(app: App) -> None:
         ctx.receive_event(bot, gmsg(A, "/开局抓特务三人"))
         expect_friends(ctx)
         expect_group(ctx, "开了一桌抓特务（3 人）")
-    REGISTRY.reset()
+    await REGISTRY.close(REGISTRY.get(str(GROUP)))  # gone (also from the database)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "/开局 抓特务 ４人"))

@@ -84,14 +84,13 @@ async def test_computer_moves_when_its_pause_runs_out(app: App, monkeypatch) -> 
                   seats=[SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"),
                          SeatView("ai:2", "电脑2")],
                   settings={}, created_at=now_utc(), started_at=now_utc(), uid="ai-test",
-                  engine=ZGame.from_hands(hands, leader=1), status=PLAYING)
+                  engine=ZGame.from_hands(hands, leader=1), status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)
     assert table.computer_at is not None and table.deadline is None and table.remind_at is None
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "电脑1 出 ♠7（单张）", "轮到 电脑2")
         table.computer_at = now_utc() - timedelta(seconds=1)
         actions.schedule(table)
@@ -108,7 +107,7 @@ async def test_human_takes_a_computer_seat_between_games(app: App) -> None:
                   seats=[SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"),
                          SeatView("ai:2", "电脑2")],
                   settings={}, created_at=now_utc(), status=FINISHED,
-                  ready=["ai:1", "ai:2"])
+                  ready=["ai:1", "ai:2"], account="10001")
     REGISTRY.add(table)
     await REGISTRY.save(table)
     async with app.test_matcher() as ctx:

@@ -451,7 +451,7 @@ async def build_tables(spec: TableSpec) -> None:
     """Register and save the tables of ``spec`` like live ones."""
     if spec.other:
         other = Table(group_id=str(OTHER_GROUP), game="抓特务", size=3, opener=str(E),
-                      seats=[SeatView(str(E), "E")], created_at=now_utc())
+                      seats=[SeatView(str(E), "E")], created_at=now_utc(), account=str(BOT_ID))
         REGISTRY.add(other)
         await REGISTRY.save(other)
     if spec.phase == "none":
@@ -459,7 +459,7 @@ async def build_tables(spec: TableSpec) -> None:
     n, phase, rules, seed = spec.n, spec.phase, spec.rules, spec.seed
     seats = [SeatView(str(u), name) for u, name in zip([A, B, C, D][:n], spec.names, strict=False)]
     table = Table(group_id=str(GROUP), game="抓特务", size=n, opener=str(A), seats=seats,
-                  created_at=now_utc())
+                  created_at=now_utc(), account=str(BOT_ID))
     if phase == "waiting":
         table.seats = seats[: min(spec.seated, n - 1)]
     else:

@@ -81,7 +81,7 @@ def seats(n: int) -> list[SeatView]:
 async def table_for(game_name: str, engine, n: int) -> Table:
     table = Table(group_id=str(GROUP), game=game_name, size=n, opener=str(A), seats=seats(n),
                   settings={}, created_at=now_utc(), started_at=now_utc(), uid="hidden-test",
-                  engine=engine, status=PLAYING)
+                  engine=engine, status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)

@@ -183,14 +183,13 @@ async def test_tribute_deadline_returns_lowest_then_declaring(app: App, monkeypa
     lowest = game.tribute_allowed(1)[-1]
     spy = game.spies()[0]
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
+        make_bot(ctx)
         # One message per recipient, in the order each first appears.
         expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请稍等")
         expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请稍等")
         expect_group(ctx, "已还贡给 玩家101（超时自动）", "已还贡给 玩家103（超时自动）",
                      "等待特务私聊选择", without=("是特务",))
         expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请稍等")
-        monkeypatch.setattr("plugins.paizhuo.actions.any_bot", lambda: bot)
         table.deadline = now_utc() - timedelta(seconds=1)
         actions.schedule(table)
         await actions._timers[str(GROUP)]

@@ -28,7 +28,8 @@ async def sby_table(game: SGame) -> Table:
     users = [A, B, C, D][: game.players]
     table = Table(group_id=str(GROUP), game="手把一", size=game.players, opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in users], created_at=now_utc(),
-                  started_at=now_utc(), uid="sb-test", engine=game, status=PLAYING)
+                  started_at=now_utc(), uid="sb-test", engine=game, status=PLAYING,
+                  account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)

@@ -172,8 +172,7 @@ async def fails_on_timer(app: App, faults: Faults, monkeypatch, table: Table, *,
     changes, and the timer retries later (backoff) instead of spinning."""
     await faults.arm()
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         await fire(table, remind=remind)
     await faults.heal()
     await assert_memory_is_saved()
@@ -208,7 +207,7 @@ async def armed_table(hands: list[list[int]] = HANDS3, leader: int = 0) -> Table
 async def zhuatewu_table(game: ZGame) -> Table:
     table = Table(group_id=str(GROUP), game="抓特务", size=3, opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in (A, B, C)], created_at=now_utc(),
-                  started_at=now_utc(), uid="zt-test", engine=game, status=PLAYING)
+                  started_at=now_utc(), uid="zt-test", engine=game, status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)
@@ -406,7 +405,7 @@ async def test_bury(app: App, faults: Faults) -> None:
     game.place_bid(1, 3)
     table = Table(group_id=str(GROUP), game="挖坑", size=3, opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in (A, B, C)], created_at=now_utc(),
-                  started_at=now_utc(), uid="wk-test", engine=game, status=PLAYING)
+                  started_at=now_utc(), uid="wk-test", engine=game, status=PLAYING, account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)
@@ -428,8 +427,7 @@ async def test_timeout_move(app: App, faults: Faults, monkeypatch) -> None:
     await fails_on_timer(app, faults, monkeypatch, table)
     assert table.engine.log == [] and table.timeouts == {}
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［超时］", at=B)
         expect_private(ctx, A, "手牌（4 张）")
         await fire(table)
@@ -443,8 +441,7 @@ async def test_auto_move(app: App, faults: Faults, monkeypatch) -> None:
     await fails_on_timer(app, faults, monkeypatch, table)
     assert table.engine.log == []
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［托管］", at=B)
         expect_private(ctx, A, "手牌（4 张）")
         await fire(table)
@@ -454,8 +451,7 @@ async def test_reminder(app: App, faults: Faults, monkeypatch) -> None:
     table = await armed_table()
     await fails_on_timer(app, faults, monkeypatch, table, remind=True)
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "还剩 9 秒", at=A)
         await fire(table, remind=True)
 
@@ -467,8 +463,7 @@ async def test_prompt_timeout(app: App, faults: Faults, monkeypatch) -> None:
     assert table.engine.phase == "tribute"
     spy = game.spies()[0]
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请稍等")
         expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请稍等")
         expect_group(ctx, "已还贡给 玩家101（超时自动）", "等待特务私聊选择")
@@ -482,8 +477,7 @@ async def test_idle_close(app: App, faults: Faults, monkeypatch) -> None:
     await fails_on_timer(app, faults, monkeypatch, table)
     assert REGISTRY.get(str(GROUP)) is table
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "已自动关闭")
         await fire(table)
     assert REGISTRY.get(str(GROUP)) is None
@@ -496,8 +490,7 @@ async def test_timer_backs_off_while_the_store_keeps_failing(app: App, faults: F
     first = table.retry_at
     await faults.arm()
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         await fire(table)
     await faults.heal()
     assert table.failures == 2 and table.retry_at is not None
@@ -601,7 +594,6 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
     table.auto = [str(B)]
     table.deadline = now_utc() - timedelta(seconds=1)
     await REGISTRY.save(table)
-    monkeypatch.setattr(actions, "any_bot", lambda: None)
     async with app.test_matcher():
         await actions.run_locked(None, table, lambda: actions._on_time(table))
     assert table.status == FINISHED

@@ -55,7 +55,6 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     table.settings = {"timeout_play": "简单"}
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "还剩 9 秒", at=A)
         await fire(table, remind=True)
         # Leader timed out: the lowest single is led for them.
@@ -69,12 +68,10 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     assert table.timeouts == {str(A): 1, str(B): 1}
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         ctx.receive_event(bot, gmsg(C, "过"))
         expect_group(ctx, "玩家103 过", "拿下这一轮", at=A)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         # A times out a second time in a row: 托管.
         expect_group(ctx, "玩家101 出 ", "［超时］", "连续两次超时，进入托管", at=B)
         expect_private(ctx, A, "手牌（3 张）")
@@ -87,7 +84,6 @@ async def test_reminder_then_timeout_moves_then_auto_play(app: App, monkeypatch)
     assert (table.deadline - now_utc()).total_seconds() <= 1.5
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "玩家101 出 ", "［托管］")
         expect_private(ctx, A, "你的手牌")
         await fire(table)
@@ -105,7 +101,6 @@ async def test_timeout_plays_like_a_computer_player_by_default(app: App, monkeyp
         expect_private(ctx, A, "手牌")
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "玩家102 出 ♠5（单张）［超时］", at=C)
         expect_private(ctx, B, "手牌（3 张）")
         await fire(table)
@@ -147,21 +142,18 @@ async def test_idle_waiting_and_finished_tables_close(app: App, monkeypatch) -> 
     assert 599 < (table.deadline - now_utc()).total_seconds() <= 600  # 空桌关闭 10 min
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "等人入座超过 10 分钟，已自动关闭")
         await fire(table)
     assert REGISTRY.get(str(GROUP)) is None and await REGISTRY.store.load_live() == {}
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束")
         expect_private(ctx, B, "出完")
     assert table.status == "finished" and table.deadline is not None
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
         expect_group(ctx, "等待 /继续超过 10 分钟，已自动关闭")
         await fire(table)
     assert REGISTRY.get(str(GROUP)) is None
@@ -179,8 +171,7 @@ async def test_deadlines_survive_a_restart(app: App, monkeypatch) -> None:
     # has its own test (test_commands.py).
     REGISTRY.resumed.clear()
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［超时］", at=B)
         expect_private(ctx, A, "手牌")
         await actions.resume_timers()

@@ -34,7 +34,8 @@ from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 async def wakeng_table(game: WGame) -> Table:
     table = Table(group_id=str(GROUP), game="挖坑", size=3, opener=str(A),
                   seats=[SeatView(str(u), f"玩家{u}") for u in (A, B, C)], created_at=now_utc(),
-                  started_at=now_utc(), uid="wk-test", engine=game, status=PLAYING)
+                  started_at=now_utc(), uid="wk-test", engine=game, status=PLAYING,
+                  account="10001")
     REGISTRY.add(table)
     table.rearm()
     await REGISTRY.save(table)
@@ -109,8 +110,7 @@ async def test_w2_w3_timeouts(app: App, monkeypatch) -> None:
         await actions._timers[str(GROUP)]
 
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        monkeypatch.setattr(actions, "any_bot", lambda: bot)
+        make_bot(ctx)
         expect_group(ctx, "玩家101 不叫［超时］", at=B)
         await fire()
         expect_group(ctx, "玩家102 不叫［超时］", at=C)

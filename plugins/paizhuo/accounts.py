@@ -1,0 +1,214 @@
+"""Several bot accounts (机器人账号): which account answers a command, whose tables a
+process holds, and which account a table's messages and timers go through.
+
+Rules (README, “多个机器人账号”):
+
+* A table belongs to the account in whose group it was opened (``Table.account``, saved
+  with it). Its group and private messages, friend checks and timers go through that
+  account only. While that account is not connected, the table waits (timers act when
+  it is back); no other account takes it over.
+* A process holds only the tables of the accounts connected to it: when an account
+  connects, its tables are loaded from the database (:func:`ensure_restored`); events of
+  that account wait until then. Tables saved before accounts were recorded (no account)
+  go to the first account that connects and is in that group (by its group list; when
+  the list cannot be read, that account takes them all: such a database comes from a
+  one-account set-up).
+* One answer per command when several accounts are in a group: a group command is
+  handled by the account of the group's table; in a group without a table, by the
+  connected account with the lowest QQ number among those in the group (group lists
+  read once per connection, kept up to date by join/leave notices). A group whose table
+  belongs to an account not connected here (another process, or offline) is left to it.
+  A seated player who writes privately to another account is told which account runs
+  their table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import unicodedata
+
+import nonebot
+from nonebot import logger
+from nonebot.adapters import Bot as AnyBot
+from nonebot.adapters import Event
+from nonebot.adapters.onebot.v11 import (
+    Bot,
+    GroupDecreaseNoticeEvent,
+    GroupIncreaseNoticeEvent,
+    GroupMessageEvent,
+    PrivateMessageEvent,
+)
+
+from plugins.paizhuo.tables import REGISTRY, Table
+
+_group_lists: dict[str, set[str] | None] = {}
+"""Each connected account's groups as its OneBot side listed them (``None``: unreadable)."""
+_seen: dict[str, set[str]] = {}
+"""Groups each account received events from (it is surely in them)."""
+_lists_lock = asyncio.Lock()
+_restoring: dict[str, tuple[Bot, asyncio.Task[None]]] = {}
+"""Each account's restore, with the connection (bot object) it was made for."""
+
+
+def account_order(self_id: str) -> tuple[int, str]:
+    """Sort key of an account: by QQ number (shorter digit strings are smaller)."""
+    return (len(self_id), self_id)
+
+
+def connected() -> dict[str, Bot]:
+    """The OneBot v11 accounts connected to this process, by ``self_id``."""
+    return {sid: bot for sid, bot in nonebot.get_bots().items() if isinstance(bot, Bot)}
+
+
+def bot_for(table: Table) -> Bot | None:
+    """The connected bot of the table's account, ``None`` while that account is not
+    connected here. A table without an account (saved before accounts were recorded and
+    not yet adopted) is adopted by the lowest connected account (saved with its next
+    change)."""
+    bots = connected()
+    if table.account is None and bots:
+        table.account = min(bots, key=account_order)
+        logger.info(f"event=adopt group={table.group_id} account={table.account}")
+    return bots.get(table.account) if table.account is not None else None
+
+
+async def group_list(bot: Bot) -> set[str] | None:
+    """The groups ``bot``'s account is in (read once per connection; ``None`` when the
+    OneBot side cannot list them)."""
+    if bot.self_id not in _group_lists:
+        try:
+            groups = await bot.get_group_list()
+            _group_lists[bot.self_id] = {str(g["group_id"]) for g in groups}
+        except Exception as err:  # noqa: BLE001 - fall back to the groups seen in events
+            logger.warning(f"get_group_list failed for account {bot.self_id}: {err!r}")
+            _group_lists[bot.self_id] = None
+    return _group_lists[bot.self_id]
+
+
+async def in_group(bot: Bot, group_id: str) -> bool:
+    """Whether ``bot``'s account is in ``group_id`` (its group list or its events)."""
+    if group_id in _seen.get(bot.self_id, set()):
+        return True
+    groups = await group_list(bot)
+    return groups is not None and group_id in groups
+
+
+async def group_handler(group_id: str, receiver: Bot) -> str:
+    """The account that answers in a group without a table: the lowest connected account
+    in the group (``receiver`` is in it, having received the message). With one account
+    connected no group list is read."""
+    bots = connected()
+    candidates = [receiver.self_id]
+    if len(bots) > 1:
+        async with _lists_lock:  # read the lists one at a time, in a fixed order
+            for sid in sorted(bots, key=account_order):
+                if sid != receiver.self_id and await in_group(bots[sid], group_id):
+                    candidates.append(sid)
+    return min(candidates, key=account_order)
+
+
+def note_event(bot: AnyBot, event: Event) -> None:
+    """Keep the accounts' group lists current from events: a message from a group, the
+    account joining or leaving a group."""
+    if not isinstance(bot, Bot):
+        return
+    joined = isinstance(event, GroupIncreaseNoticeEvent) and str(event.user_id) == bot.self_id
+    if isinstance(event, GroupMessageEvent) or joined:
+        _seen.setdefault(bot.self_id, set()).add(str(event.group_id))  # type: ignore[union-attr]
+    elif isinstance(event, GroupDecreaseNoticeEvent) and str(event.user_id) == bot.self_id:
+        _seen.get(bot.self_id, set()).discard(str(event.group_id))
+        groups = _group_lists.get(bot.self_id)
+        if groups is not None:
+            groups.discard(str(event.group_id))
+
+
+def _may_be_command(event: GroupMessageEvent) -> bool:
+    """Whether the message starts with a command prefix (``COMMAND_START``)."""
+    text = unicodedata.normalize("NFKC", event.get_plaintext()).lstrip()
+    starts = [unicodedata.normalize("NFKC", s) for s in nonebot.get_driver().config.command_start]
+    return any(text.startswith(s) for s in starts)
+
+
+async def handles(bot: AnyBot, event: Event) -> bool:
+    """Whether ``bot``'s account handles this message (see the module rules); decided
+    once per message, before any matcher. A seated player writing privately to an
+    account that does not run their table is told which one does."""
+    if not isinstance(bot, Bot):
+        return True
+    me = bot.self_id
+    if isinstance(event, GroupMessageEvent):
+        group_id = str(event.group_id)
+        table = REGISTRY.get(group_id)
+        if table is not None:
+            if table.account is None:
+                table.account = me  # it received the message: it is in the group
+                logger.info(f"event=adopt group={group_id} account={me}")
+            return table.account == me
+        if not _may_be_command(event):
+            return True  # without a table only prefixed commands are answered
+        owners = await REGISTRY.require_store().live_owners([group_id])
+        if group_id in owners:  # a table this process does not hold
+            return False
+        return await group_handler(group_id, bot) == me
+    if isinstance(event, PrivateMessageEvent):
+        table = REGISTRY.table_of_user(str(event.user_id))
+        if table is None or table.account in (None, me):
+            return True
+        from plugins.paizhuo.messaging import deliver, private
+
+        await deliver(bot, [private(str(event.user_id),
+                                    f"你的牌桌由机器人 {table.account} 主持，请私聊它。")])
+        return False
+    return True
+
+
+async def ensure_restored(bot: Bot) -> None:
+    """Load the account's saved tables (once per connection): first it claims the tables
+    saved without an account in its groups, then its own are restored and their timers
+    re-armed (an expired deadline acts at once)."""
+    known = _restoring.get(bot.self_id)
+    task = known[1] if known is not None and known[0] is bot else None
+    if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
+        task = asyncio.create_task(_restore(bot))
+        _restoring[bot.self_id] = (bot, task)
+    await asyncio.shield(task)
+
+
+async def _restore(bot: Bot) -> None:
+    from plugins.paizhuo import actions
+
+    store = REGISTRY.require_store()
+    # Rows without an account whose tables this process already holds are adopted by
+    # the account that serves them (``bot_for``, ``handles``): only the others are claimed.
+    if [g for g in await store.unowned_live() if g not in REGISTRY.tables]:
+        groups = await group_list(bot)
+        claimed = await store.claim_live(bot.self_id, groups)
+        if claimed:
+            logger.info(f"event=claim account={bot.self_id} groups={','.join(claimed)}")
+    async with REGISTRY.guard:  # no table opens or closes between loading and adding
+        tables = await REGISTRY.restore(bot.self_id)
+    for table in tables:
+        actions.schedule(table)
+    logger.info(f"牌桌: account {bot.self_id} connected, {len(tables)} table(s) resumed")
+
+
+def disconnected(bot: AnyBot) -> None:
+    """Forget what was learnt about an account that disconnected (its tables stay in
+    memory and wait; they are not loaded twice when it is back)."""
+    known = _restoring.get(bot.self_id)
+    if known is None or known[0] is not bot:
+        return  # the account is already connected again (hooks may run late)
+    del _restoring[bot.self_id]
+    _group_lists.pop(bot.self_id, None)
+    _seen.pop(bot.self_id, None)
+    if not known[1].done():
+        known[1].cancel()
+
+
+def reset() -> None:
+    """Forget every account (tests)."""
+    _group_lists.clear()
+    _seen.clear()
+    for _bot, task in _restoring.values():
+        task.cancel()
+    _restoring.clear()

@@ -1,0 +1,111 @@
+"""The real bot on a real PostgreSQL server (``PAIZHUO_TEST_PG_URL``; ``.ci/run`` starts
+one with ``tools/pg_test_server.sh``): two bot processes with one account each share one
+database and play at once — a whole game end to end with ``/战绩`` on one, part of a game
+on the other. Each process only ever loads and writes its own account's tables; one is
+killed mid-game, the other restarted, then the killed one: nothing is lost or recorded
+twice. (The same whole game on SQLite: ``test_games.py``.)"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pg_support import fresh_pg_url
+from sqlalchemy import text
+
+from db.store import Store
+from tools.onebot_sim import BotProcess, OneBotSim
+from tools.players import SimPlayer, continue_table, play_table
+
+TOKEN = "pg-token"
+
+
+def world(self_id: int, group: int, first_user: int) -> tuple[OneBotSim, list[SimPlayer]]:
+    sim = OneBotSim(self_id=self_id)
+    players = [SimPlayer(first_user + i, n) for i, n in enumerate("甲乙丙")]
+    for p in players:
+        sim.add_member(group, p.user_id, p.name)
+        sim.add_friend(p.user_id, p.name)
+    return sim, players
+
+
+async def records(store: Store) -> dict[str, list[tuple[str, int]]]:
+    """Per group: (uid, number of player rows) of every recorded game."""
+    async with store.engine.connect() as conn:
+        rows = (await conn.execute(text(
+            "select g.group_id, g.uid, count(p.id) from game_records g "
+            "join player_records p on p.game_id = g.id group by g.group_id, g.uid"))).all()
+    out: dict[str, list[tuple[str, int]]] = {}
+    for group_id, uid, players in rows:
+        out.setdefault(group_id, []).append((uid, int(players)))
+    return out
+
+
+async def test_two_processes_one_database(tmp_path: Path) -> None:
+    url = await fresh_pg_url()
+    g1, g2 = 51001, 51002
+    one = BotProcess(tmp_path / "one.log", access_token=TOKEN, database_url=url)
+    two = BotProcess(tmp_path / "two.log", access_token=TOKEN, database_url=url)
+    sim1, players1 = world(10001, g1, 2001)
+    sim2, players2 = world(10002, g2, 2101)
+    store = Store(url)
+    try:
+        await asyncio.gather(one.start(), two.start())  # both migrate: one waits
+        await asyncio.gather(sim1.connect(one.url, TOKEN), sim2.connect(two.url, TOKEN))
+        # Both play at once: process one a whole game, process two part of one.
+        end1, cut = await asyncio.gather(
+            play_table(sim1, g1, players1, "抓特务 三人", timeout=30),
+            play_table(sim2, g2, players2, "挖坑", timeout=30, stop_after=8))
+        assert end1 is not None and "本局结束" in end1.text and cut is None
+        await sim1.wait_idle(quiet=0.2)
+        since = sim1.mark()
+        await sim1.group_message(g1, players1[0].user_id, "/战绩")
+        stats = await sim1.wait_for_text("战绩", kind="group", target=g1, since=since)
+        assert "抓特务：1 局" in stats.text
+        await sim2.wait_idle(quiet=0.3)
+        saved2 = (await store.load_live(account="10002"))[str(g2)]
+        assert saved2[1]["status"] == "playing"
+
+        # Process two dies mid-game. Process one restarts meanwhile: it resumes only its
+        # own table and never touches the other's row.
+        two.kill()
+        await sim2.wait_closed()
+        await sim2.close()
+        await one.stop()
+        await sim1.wait_closed()
+        await sim1.close()
+        await one.start()
+        await sim1.connect(one.url, TOKEN)
+        since = sim1.mark()
+        for p in players1:
+            await sim1.group_message(g1, p.user_id, "/继续")
+        await sim1.wait_for_text("开局", kind="group", target=g1, since=since, timeout=30)
+        await sim1.wait_idle(quiet=0.3)
+        assert "account 10001 connected, 1 table(s) resumed" in one.log_text()
+        assert (await store.load_live(account="10002"))[str(g2)] == saved2
+        assert not [s for s in sim1.sent if s.kind == "group" and s.target == g2]
+
+        # Process two comes back: its game continues where it was and ends once.
+        await two.start()
+        since = sim2.mark()
+        await sim2.connect(two.url, TOKEN)
+        resumed = await sim2.wait_for_text("牌局继续", kind="group", target=g2, since=since,
+                                           timeout=30)
+        assert "轮到" in resumed.text
+        end2 = await continue_table(sim2, g2, players2, since=since, timeout=30)
+        assert end2 is not None and "本局结束" in end2.text
+        await asyncio.gather(sim1.wait_idle(quiet=0.3), sim2.wait_idle(quiet=0.3))
+        assert "account 10002 connected, 1 table(s) resumed" in two.log_text()
+
+        recorded = await records(store)
+        assert [n for _uid, n in recorded[str(g1)]] == [3]  # the second game goes on
+        assert [n for _uid, n in recorded[str(g2)]] == [3]
+        assert await store.live_owners([str(g1), str(g2)]) == {str(g1): "10001", str(g2): "10002"}
+        assert (await store.load_live(account="10001"))[str(g1)][1]["status"] == "playing"
+        assert not [s for s in sim2.sent if s.target in (g1, *(p.user_id for p in players1))]
+    finally:
+        for sim in (sim1, sim2):
+            await sim.close()
+        await one.stop()
+        await two.stop()
+        await store.close()
