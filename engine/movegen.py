@@ -319,6 +319,14 @@ class MoveGenerator:
         """``(size, kind)`` of every type a lead of at most ``total`` cards may take."""
         raise NotImplementedError
 
+    def chain_families(self, total: int) -> list[tuple[int, str]]:
+        """``(size, kind)`` of every chain of this generator's ``chains`` (G-3 chain
+        families) that fits in ``total`` cards."""
+        return [(length * spec.width, spec.kind)
+                for spec in getattr(self, "chains", ())
+                for length in range(spec.shortest, spec.longest + 1)
+                if length * spec.width <= total]
+
     def bombs(self, hand: int, total: int, counts: list[int], above: int) -> list[Play]:
         """Bombs keyed above ``above`` (ascending); ``[]`` in a game without bombs."""
         return []

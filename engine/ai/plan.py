@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from engine.movegen import ChainSpec, pack_counts, unpack
+from engine.movegen import ChainSpec, pack_counts
 from engine.moves import generator, legal_leads
 
 
@@ -148,14 +148,3 @@ def plan_hand(counts: list[int] | tuple[int, ...], shape: GameShape) -> list[Gro
             continue
         out.append(g)
     return groups + out
-
-
-def plan_size(counts: list[int] | tuple[int, ...], shape: GameShape) -> int:
-    """How many plays the hand needs by its plan (a triple that may not stand alone and
-    found no kicker still counts one)."""
-    return len(plan_hand(counts, shape))
-
-
-def counts_of(packed: int) -> list[int]:
-    """Rank counts of a packed multiset."""
-    return list(unpack(packed))

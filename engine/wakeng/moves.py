@@ -84,11 +84,7 @@ class WMoves(MoveGenerator):
         """W-4 / W-7 types that fit in ``total`` cards (a bomb may lead)."""
         out = [(n, k) for k, n in (("single", 1), ("pair", 2), ("triple", 3),
                                    (self.four_kind, 4)) if n <= total]
-        for spec in self.chains:
-            out += [(length * spec.width, spec.kind)
-                    for length in range(spec.shortest, spec.longest + 1)
-                    if length * spec.width <= total]
-        return out
+        return out + self.chain_families(total)
 
     def leads(self, hand: int) -> list[Play]:
         """Every W-4 / W-7 lead of ``hand``."""

@@ -122,11 +122,7 @@ class ZMoves(MoveGenerator):
         """Z-4 types that fit in ``total`` cards."""
         out = [(n, k) for k, n in _SETS if n <= total]
         out += [(n, k) for k, n in (("triple_one", 4), ("four_two", 6)) if n <= total]
-        for spec in self.chains:
-            out += [(length * spec.width, spec.kind)
-                    for length in range(spec.shortest, spec.longest + 1)
-                    if length * spec.width <= total]
-        return out
+        return out + self.chain_families(total)
 
     def leads(self, hand: int) -> list[Play]:
         """Every Z-4 lead of ``hand`` (no bombs; every type may lead)."""
