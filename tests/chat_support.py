@@ -104,6 +104,12 @@ def expect_forward(ctx: Any, *parts: str, group: int | None = GROUP, user: int |
                         exception=ActionFailed(status="failed", retcode=1200) if fail else None)
 
 
+def expect_details(ctx: Any, *parts: str, group: int = GROUP) -> None:
+    """The end-of-game details (第 N 局详情) after an end message: one merged-forward
+    message with the deal (``发牌：``) and ``parts``."""
+    expect_forward(ctx, "局详情", "发牌：", *parts, group=group)
+
+
 def expect_private(ctx: Any, user: int, *parts: str, fail: bool = False) -> None:
     from nonebot.adapters.onebot.v11 import ActionFailed
 

@@ -267,6 +267,8 @@ class Sent:
     time: float
     ok: bool
     message_id: int | None = None
+    forward: bool = False
+    """Sent as a merged-forward message (合并转发); ``text`` joins its nodes by lines."""
 
     def __str__(self) -> str:
         """Human-readable one-liner, e.g. ``[group 100] 开局了``."""
@@ -323,6 +325,8 @@ class OneBotSim:
       (retcode 1200, as for a muted bot or a blocked user).
     * ``hang_group`` / ``hang_private`` – sends to these targets are never answered (a hung
       call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
+    * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
+      are implemented (as by NapCat; default) or answer retcode 1404 (unknown action).
 
     API calls are answered concurrently, like a real implementation: a hung call does not
     hold up the answers to other calls.
@@ -355,6 +359,7 @@ class OneBotSim:
         self.hang_private: set[int] = set()
         self.hang_group: set[int] = set()
         self.hung: list[tuple[str, int, float]] = []
+        self.forward_supported = True
         self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
         self.calls: list[ApiCall] = []
@@ -373,6 +378,8 @@ class OneBotSim:
             "send_group_msg": self._act_send_group_msg,
             "send_private_msg": self._act_send_private_msg,
             "send_msg": self._act_send_msg,
+            "send_group_forward_msg": self._act_send_group_forward_msg,
+            "send_private_forward_msg": self._act_send_private_forward_msg,
             "get_msg": self._act_get_msg,
             "delete_msg": self._act_delete_msg,
             "get_login_info": self._act_get_login_info,
@@ -816,7 +823,8 @@ class OneBotSim:
         return response
 
     async def _send(
-        self, kind: Literal["group", "private"], target: int, params: dict[str, Any]
+        self, kind: Literal["group", "private"], target: int, params: dict[str, Any],
+        forward: bool = False,
     ) -> dict[str, Any]:
         segments = normalize_message(
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
@@ -835,7 +843,8 @@ class OneBotSim:
         elif kind == "group" and (target in self.fail_group or target not in self.groups):
             error = f"发送群消息失败 (bot is not in group {target} or simulated failure)"
         mid = None if error else self._new_message_id()
-        await self._record(Sent(kind, target, segments, text, at_ids, time.time(), not error, mid))
+        await self._record(Sent(kind, target, segments, text, at_ids, time.time(), not error, mid,
+                                forward))
         if error:
             raise _ActionError(RETCODE_FAILED, error)
         assert mid is not None
@@ -863,6 +872,31 @@ class OneBotSim:
 
     async def _act_send_private_msg(self, params: dict[str, Any]) -> Any:
         return await self._send("private", int(params["user_id"]), params)
+
+    async def _forward(self, kind: Literal["group", "private"], target: int,
+                       params: dict[str, Any]) -> Any:
+        """A merged-forward message: its ``node`` segments' contents, one after another
+        (a line between nodes), recorded as one message with ``forward=True``."""
+        if not self.forward_supported:
+            raise _ActionError(RETCODE_UNKNOWN_ACTION, f"不支持的Api send_{kind}_forward_msg")
+        nodes = params["messages"]
+        if not isinstance(nodes, list) or not nodes:
+            raise _ActionError(RETCODE_BAD_PARAMS, "messages must be a non-empty list of nodes")
+        combined: list[Segment] = []
+        for node in nodes:
+            if node.get("type") != "node" or "content" not in node.get("data", {}):
+                raise _ActionError(RETCODE_BAD_PARAMS, f"not a custom node: {node!r}")
+            if combined:
+                combined.append({"type": "text", "data": {"text": "\n"}})
+            combined += normalize_message(node["data"]["content"], cq=True)
+        return await self._send(kind, target, {"message": combined, "auto_escape": True},
+                                forward=True)
+
+    async def _act_send_group_forward_msg(self, params: dict[str, Any]) -> Any:
+        return await self._forward("group", int(params["group_id"]), params)
+
+    async def _act_send_private_forward_msg(self, params: dict[str, Any]) -> Any:
+        return await self._forward("private", int(params["user_id"]), params)
 
     async def _act_send_msg(self, params: dict[str, Any]) -> Any:
         message_type = params.get("message_type")

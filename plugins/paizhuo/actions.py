@@ -43,7 +43,7 @@ from plugins.paizhuo.messaging import (
     refusal,
     submit,
 )
-from plugins.paizhuo.pictures import end_summary, picture, pictures_on
+from plugins.paizhuo.pictures import end_details, picture, pictures_on
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -381,8 +381,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         end = group(table.group_id, message)
         outs.append(end)
         table.announcing.append((uid, end))
-        if pictures_on():
-            outs.append(end_summary(adapter, table.engine, table.seats, table.group_id, number))
+        details = end_details(adapter, table.engine, table.seats, table.group_id, number)
+        if details is not None:
+            outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
             return outs

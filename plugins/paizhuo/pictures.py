@@ -1,5 +1,5 @@
 """Which messages go out as pictures (``PAIZHUO_IMAGES`` and a font found at start-up),
-and the pictures' contents: the end-of-game summary with every hand as dealt, the
+and the pictures' contents: the end-of-game details with every hand as dealt, the
 table after a move (图片桌面). Every picture carries its text as the fallback."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from nonebot import get_driver, get_plugin_config, logger
 
 from plugins.paizhuo import render
 from plugins.paizhuo.config import Config
+from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games.base import GameAdapter, SeatView
 from plugins.paizhuo.messaging import Outgoing, plain
 from plugins.paizhuo.replay import capture, run
@@ -41,24 +42,35 @@ def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = Non
     return Outgoing(kind, target, plain(text), image=image)
 
 
-def dealt_lines(adapter: GameAdapter, game: Any, seats: list[SeatView]) -> list[str]:
-    """``张三：♠3 ♥4 …`` — every hand as dealt (抓特务: before the tribute), from the
-    game's replay; empty when it cannot be rebuilt."""
-    from plugins.paizhuo.records import _dealt_hands
+def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView],
+                 number: int | None) -> str | None:
+    """The end-of-game details (本局详情): the result as the end message says it, then
+    every hand as dealt with each player's role, and the dealer, spy cards and tribute
+    (抓特务, Z-8) or the bottom (挖坑, W-3) or the cards set aside (手把一) — what the
+    group could not see while it played. None when the deal cannot be rebuilt from the
+    game's replay (the details would only repeat the end message)."""
+    from plugins.paizhuo.records import _deal_lines
 
     replay = capture(game)
     if replay is None:
-        return []
-    dealt = run(type(game), replay).dealt
-    return [f"{seats[s].name}：{adapter.cards(dealt, hand)}"
-            for s, hand in enumerate(_dealt_hands(dealt))]
-
-
-def end_summary(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
-                number: int | None) -> Outgoing:
-    """The end-of-game summary picture: the result (as the end message says it) and
-    every player's hand at the deal."""
+        return None
     result = adapter.end(game, seats).extract_plain_text().splitlines()
-    title = f"【{adapter.name}】第 {number} 局" if number else f"【{adapter.name}】本局"
-    lines = [*result[1:], "发牌时的手牌：", *dealt_lines(adapter, game, seats)]
-    return picture("group", group_id, "\n".join([title + " " + result[0].split("】", 1)[-1], *lines]))
+    title = f"【{adapter.name}】第 {number} 局详情" if number else f"【{adapter.name}】本局详情"
+    lines = [title, *result[1:], *_deal_lines(adapter, run(type(game), replay).dealt, game, seats)]
+    if number:
+        lines.append(f"每一手：/对局 {number}")
+    return "\n".join(lines)
+
+
+def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
+                number: int | None) -> Outgoing | None:
+    """The end-of-game details (``details_text``) for the group, sent after the end
+    message: a picture when pictures are on, otherwise one merged-forward message
+    (合并转发); either way the plain text when the OneBot call fails. None when there
+    are no details to add."""
+    text = details_text(adapter, game, seats, number)
+    if text is None:
+        return None
+    if pictures_on():
+        return picture("group", group_id, text)
+    return forward("group", group_id, text)

@@ -86,6 +86,16 @@ async def test_whole_game_over_real_websocket(tmp_path: Path, size: int) -> None
             assert len(points) == size and sum(points) == 0
 
             await sim.wait_idle(quiet=0.2)
+            # The details (合并转发): every hand as dealt, as each player got it privately.
+            [details] = [s for s in sim.sent if s.forward and s.kind == "group"]
+            assert details.ok and "第 1 局详情" in details.text and "每一手：/对局 1" in details.text
+            dealt = {}
+            for line in details.text.splitlines():
+                m = re.match(r"^\d\.(\S+?)（(特务|平民)）：(.+)$", line)
+                if m:
+                    dealt[m.group(1)] = sorted(ranks_of(m.group(3)))
+            assert dealt == {p.name: sorted(ranks_of(first_hands[p.user_id].text.splitlines()[2]))
+                             for p in players}
             since = sim.mark()
             await sim.group_message(GROUP, players[0].user_id, "/战绩")
             stats = await sim.wait_for_text("战绩", kind="group", since=since)
@@ -180,6 +190,10 @@ async def test_consecutive_games_with_tribute_and_declaring(tmp_path: Path, size
             assert any(a.startswith("还 ") for a in answers)  # returns were chosen privately
             assert any(a in ("明", "明牌", "暗") for a in answers)
             await sim.wait_idle(quiet=0.2)
+            # One details message (合并转发) per game, with the tribute of the games that had one.
+            details = [s.text for s in sim.sent if s.forward and s.kind == "group"]
+            assert [d.splitlines()[0] for d in details] == [f"【抓特务】第 {n} 局详情" for n in (1, 2, 3)]
+            assert sum("进贡：" in d for d in details) == tributes
             since = sim.mark()
             await sim.group_message(GROUP, players[0].user_id, "/战绩")
             stats = await sim.wait_for_text("战绩", kind="group", since=since)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chat_support import GROUP, Has, expect_group, gmsg, make_bot
+from chat_support import GROUP, Has, expect_details, expect_group, gmsg, make_bot
 from history_support import dealt_table, finish
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
@@ -106,6 +106,7 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, f"出 {notation}"))
         expect_group(ctx, "本局结束", "本群第 2 局，/对局 2 查看复盘", "/继续")
+        expect_details(ctx, "【挖坑】第 2 局详情", "挖坑者", "农民", "底牌：", "每一手：/对局 2")
         expect_private(ctx, user, "出完")
         ctx.receive_event(bot, gmsg(102, "/对局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
@@ -219,3 +220,23 @@ async def test_long_texts_go_as_forward_messages_with_a_plain_fallback(app: App)
         ctx.receive_event(bot, gmsg(A, "/规则 挖坑"))
         expect_forward(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3", fail=True)
         expect_group(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3")
+
+
+async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) -> None:
+    """The end-of-game details go as one merged-forward message; an implementation without
+    forward messages (retcode 1200) gets the same text as a plain group message."""
+    from chat_support import expect_forward, expect_private
+
+    table, last = dealt_table("抓特务", 4, 1)
+    await REGISTRY.save(table)
+    seat, cards = last.log[-1]
+    user = int(table.seats[seat].user_id)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(user, f"出 {table.adapter.cards(last, cards)}"))
+        expect_group(ctx, "本局结束", "本群第 1 局")
+        expect_forward(ctx, "【抓特务】第 1 局详情", fail=True)
+        expect_group(ctx, "【抓特务】第 1 局详情", "发牌：", "1.玩家101（", "庄家：", "特务牌：",
+                     "每一手：/对局 1")
+        expect_private(ctx, user, "出完")
+    assert REGISTRY.get(str(GROUP)) is table and not table.playing

@@ -19,7 +19,7 @@ from PIL import Image
 from plugins.paizhuo import render
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.pictures import end_summary
+from plugins.paizhuo.pictures import details_text
 from plugins.paizhuo.tables import REGISTRY
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
@@ -53,12 +53,10 @@ def test_end_summary_and_table_pictures_render(name: str, size: int) -> None:
     table_png = render.text_card(adapter.table(game, SEATS[:size]).extract_plain_text())
     assert decode(table_png).height >= 44 + 32 * size
     play_out(adapter, game, SEATS[:size], random.Random(3))
-    out = end_summary(adapter, game, SEATS[:size], str(GROUP), 7)
-    assert out.image is not None
-    text = out.message.extract_plain_text()
-    assert f"【{name}】第 7 局" in text and "发牌时的手牌：" in text
-    assert all(f"玩家{s}：" in text for s in range(size))
-    image = decode(out.image)
+    text = details_text(adapter, game, SEATS[:size], 7)
+    assert text is not None and text.startswith(f"【{name}】第 7 局详情") and "发牌：" in text
+    assert all(f"{s + 1}.玩家{s}" in text for s in range(size))
+    image = decode(render.text_card(text))
     assert image.height >= 32 * (size + 4)
 
 
