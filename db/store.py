@@ -388,6 +388,11 @@ class Store:
             rows = await session.execute(query)
             return {group_id: (game, state) for group_id, game, state in rows}
 
+    async def load_live_groups(self) -> list[str]:
+        """The group ids of every live table, sorted."""
+        async with self._reads() as session:
+            return sorted(await session.scalars(select(LiveTable.group_id)))
+
     async def live_owners(self, group_ids: Iterable[str]) -> dict[str, str | None]:
         """``{group_id: account}`` for those of ``group_ids`` that have a live table
         (``None``: a row without an account); groups without a table are left out."""
@@ -399,6 +404,13 @@ class Store:
                 select(LiveTable.group_id, LiveTable.account).where(LiveTable.group_id.in_(ids))
             )
             return {group_id: account for group_id, account in rows}
+
+    @property
+    def exclusive(self) -> bool:
+        """Whether one process at a time uses this database: a SQLite file (the bot holds
+        a lock file beside it, ``plugins/paizhuo/guard.py``). Then every live table this
+        process did not load was already in the database when the process started."""
+        return self._sqlite
 
     async def unowned_live(self) -> list[str]:
         """Group ids of the live tables without an account, sorted."""

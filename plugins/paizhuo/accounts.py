@@ -48,6 +48,10 @@ _seen: dict[str, set[str]] = {}
 _lists_lock = asyncio.Lock()
 _restoring: dict[str, tuple[Bot, asyncio.Task[None]]] = {}
 """Each account's restore, with the connection (bot object) it was made for."""
+_not_loaded: set[str] | None = None
+"""With an exclusive database (SQLite): the groups whose live table was in the database
+when first asked and not held here (another account's, not connected yet). Other groups
+without a table here have none anywhere, so a command there needs no query."""
 
 
 def account_order(self_id: str) -> tuple[int, str]:
@@ -146,8 +150,7 @@ async def handles(bot: AnyBot, event: Event) -> bool:
             return table.account == me
         if not _may_be_command(event):
             return True  # without a table only prefixed commands are answered
-        owners = await REGISTRY.require_store().live_owners([group_id])
-        if group_id in owners:  # a table this process does not hold
+        if await _held_elsewhere(group_id):  # a table this process does not hold
             return False
         return await group_handler(group_id, bot) == me
     if isinstance(event, PrivateMessageEvent):
@@ -160,6 +163,26 @@ async def handles(bot: AnyBot, event: Event) -> bool:
                                     f"你的牌桌由机器人 {table.account} 主持，请私聊它。")])
         return False
     return True
+
+
+async def _held_elsewhere(group_id: str) -> bool:
+    """Whether the database has a live table of ``group_id`` that is not in ``REGISTRY``
+    (the caller checked that it is not): one query, or none with an exclusive database
+    when the group had no table when this process first looked (``_not_loaded``)."""
+    global _not_loaded
+    store = REGISTRY.require_store()
+    if store.exclusive:
+        if _not_loaded is None:
+            live = await store.load_live_groups()
+            if _not_loaded is None:
+                _not_loaded = {g for g in live if g not in REGISTRY.tables}
+        if group_id not in _not_loaded:
+            return False
+    if group_id in await store.live_owners([group_id]):
+        return True
+    if _not_loaded is not None:
+        _not_loaded.discard(group_id)
+    return False
 
 
 async def ensure_restored(bot: Bot) -> None:
@@ -207,6 +230,8 @@ def disconnected(bot: AnyBot) -> None:
 
 def reset() -> None:
     """Forget every account (tests)."""
+    global _not_loaded
+    _not_loaded = None
     _group_lists.clear()
     _seen.clear()
     for _bot, task in _restoring.values():

@@ -142,3 +142,34 @@ async def test_a_table_saved_without_account_goes_to_the_account_in_its_group(
     restored = REGISTRY.get(str(GROUP))
     assert restored is not None and restored.account == HIGH
     assert await store.live_owners([str(GROUP)]) == {str(GROUP): HIGH}
+
+
+async def test_a_group_without_any_table_is_answered_without_reading_the_database(
+        app: App, monkeypatch) -> None:
+    """A table saved for an account that is not connected keeps its group to that
+    account; in a group with no table anywhere (SQLite: one process) a command needs no
+    database read, so it is answered even while reading fails."""
+    from chat_support import OTHER_GROUP
+
+    await seat_table(HANDS3, leader=0, account=HIGH)  # saved in the database
+    REGISTRY.reset()  # ... and not held here: HIGH is not connected
+    store = REGISTRY.require_store()
+    assert store.exclusive
+    async with app.test_matcher() as ctx:
+        low = ctx.create_bot(base=Bot, self_id=LOW)
+        ctx.receive_event(low, to(LOW, gmsg(A, "/牌桌")))  # HIGH's group: silent
+        ctx.receive_event(low, to(LOW, gmsg(A, "/牌桌", group=OTHER_GROUP)))
+        ctx.should_call_api("send_group_msg", {"group_id": OTHER_GROUP,
+                                               "message": Has("本群还没有牌桌", at=A)},
+                            {"message_id": 1})
+
+    async def unreadable(group_ids):
+        raise OSError("disk I/O error")
+
+    monkeypatch.setattr(store, "live_owners", unreadable)
+    async with app.test_matcher() as ctx:
+        low = ctx.create_bot(base=Bot, self_id=LOW)
+        ctx.receive_event(low, to(LOW, gmsg(A, "/牌桌", group=OTHER_GROUP)))
+        ctx.should_call_api("send_group_msg", {"group_id": OTHER_GROUP,
+                                               "message": Has("本群还没有牌桌", at=A)},
+                            {"message_id": 2})
