@@ -5,9 +5,11 @@ simulator (``tools/onebot_sim.py``) over the real reverse WebSocket and plays K 
 3-player 抓特务 tables with simulated players (each table plays game after game until the
 run's move budget is spent). Measures, for every accepted play or pass, the time from the
 player's message to that table's group announcement; and, interleaved in the same run on
-the same connection, the *floor*: the time from a trivial command (``/手牌`` from a
-user at no table: one lookup in memory and a one-line reply, no database) to its answer. Prints p50 / p99 of both and their ratios,
-failed moves (no answer within the timeout) and ``database is locked`` lines in the log.
+the same connection, the *floor*: the time from NoneBot's own echo command (``@bot /echo
+x`` in a group with no table; the bot runs as ``bench/echo_bot.py``, which is ``bot.py``
+with NoneBot's built-in ``echo`` plugin) to its answer. Prints p50 / p99 of both and their
+ratios, failed moves (no answer within the timeout) and ``database is locked`` lines in
+the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
 ``SEND_INTERVAL=0``); ``--think`` is a human think time in seconds before each move.
@@ -32,6 +34,9 @@ from tools.players import SimPlayer, attach  # noqa: E402
 FLOOR_GROUP = 999_999
 FLOOR_USER = 888_888
 TOKEN = "load"
+SELF_ID = 10001
+ECHO = [{"type": "at", "data": {"qq": str(SELF_ID)}}, {"type": "text", "data": {"text": " /echo 1"}}]
+"""The floor command: NoneBot's echo, addressed to the bot (its rule needs ``to_me``)."""
 
 
 class Inboxes:
@@ -105,7 +110,7 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
 async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event) -> None:
     while not stop.is_set():
         t0 = time.perf_counter()
-        await sim.group_message(FLOOR_GROUP, FLOOR_USER, "/手牌")
+        await sim.group_message(FLOOR_GROUP, FLOOR_USER, ECHO)
         try:
             t1, _ = await inbox.next(FLOOR_GROUP, 30)
             lat.append(t1 - t0)
@@ -119,14 +124,15 @@ async def run(tables: int, moves: int, pacing: bool, think: float) -> dict:
         env = {} if pacing else {"SEND_INTERVAL": "0"}
         env["LOG_LEVEL"] = "WARNING"
         bot = BotProcess(Path(tmp) / "bot.log", access_token=TOKEN,
-                         database_url=f"sqlite+aiosqlite:///{tmp}/load.db", env=env)
+                         database_url=f"sqlite+aiosqlite:///{tmp}/load.db", env=env,
+                         script="bench/echo_bot.py")
         if pacing:
             # BotProcess lowers the pacing for tests; measure the bot's own default.
             bot.build_env_base = bot.build_env
             bot.build_env = lambda: {k: v for k, v in bot.build_env_base().items()  # type: ignore[method-assign]
                                      if k != "SEND_INTERVAL"}
         async with bot:
-            sim = OneBotSim(self_id=10001)
+            sim = OneBotSim(self_id=SELF_ID)
             inbox = Inboxes()
             sim.listeners.append(inbox)
             groups = []

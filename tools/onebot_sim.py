@@ -1111,8 +1111,12 @@ class BotProcess:
         env: Mapping[str, str] | None = None,
         root: str | os.PathLike[str] | None = None,
         startup_timeout: float = 30.0,
+        script: str = "bot.py",
     ) -> None:
         """Configure (not start) the bot.
+
+        ``script`` is the entry point run with ``python`` in ``root`` (``bot.py``; the
+        load benchmark runs ``bench/echo_bot.py``, the bot with NoneBot's echo command).
 
         ``log_path`` receives stdout+stderr (appended across restarts). ``env`` adds or
         overrides environment variables after the standard ones. The port is fixed for
@@ -1128,6 +1132,7 @@ class BotProcess:
         self.extra_env = dict(env or {})
         self.root = Path(root) if root is not None else REPO_ROOT
         self.startup_timeout = startup_timeout
+        self.script = script
         self._proc: subprocess.Popen[bytes] | None = None
         self._log_file: IO[bytes] | None = None
 
@@ -1202,7 +1207,7 @@ class BotProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_file = self.log_path.open("ab")
         self._proc = subprocess.Popen(
-            [sys.executable, "bot.py"],
+            [sys.executable, self.script],
             cwd=self.root,
             env=self.build_env(),
             stdin=subprocess.DEVNULL,
