@@ -36,6 +36,29 @@ def pytest_configure(config: pytest.Config) -> None:
     nonebot.init(**INIT)
     nonebot.get_driver().register_adapter(Adapter)
     nonebot.load_plugin("plugins.paizhuo")
+    _nonebug_sees_adopted_matchers()
+
+
+def _nonebug_sees_adopted_matchers() -> None:
+    """nonebug marks the matchers in NoneBot's registry for its checks; the plugin's own
+    matchers live outside it (``matchers/dispatch.py``) and get the same mark."""
+    from contextlib import contextmanager
+
+    from nonebug.mixin.process import MatcherContext
+    from nonebug.mixin.process.fake import make_fake_default_state
+
+    from plugins.paizhuo.matchers import dispatch
+
+    prepare = MatcherContext._prepare_matcher_context
+
+    @contextmanager
+    def with_adopted(self: MatcherContext):
+        with prepare(self), pytest.MonkeyPatch.context() as patch:
+            for matcher in dispatch.OURS:
+                patch.setattr(matcher, "_default_state", make_fake_default_state(self, matcher))
+            yield
+
+    MatcherContext._prepare_matcher_context = with_adopted  # type: ignore[method-assign]
 
 
 @pytest.fixture(autouse=True)

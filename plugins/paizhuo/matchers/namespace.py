@@ -16,41 +16,25 @@ from nonebot import get_driver, get_plugin_config, on_message
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.consts import CMD_ARG_KEY, CMD_KEY, PREFIX_KEY
 from nonebot.exception import IgnoredException
-from nonebot.matcher import Matcher, matchers
+from nonebot.matcher import Matcher
 from nonebot.message import check_and_run_matcher, run_preprocessor
-from nonebot.rule import CommandRule, Rule, TrieRule
+from nonebot.rule import Rule, TrieRule
 from nonebot.typing import T_State
 
 from plugins.paizhuo.config import Config
+from plugins.paizhuo.matchers import dispatch
 
 NAMESPACE = "牌桌"
 NAMESPACED = "paizhuo_namespaced"
 """State key set on a command that came in as ``/牌桌 <命令>``."""
-PLUGIN_MODULE = "plugins.paizhuo"
-
-
-def _ours(matcher: type[Matcher] | Matcher) -> bool:
-    return (matcher.module_name or "").startswith(PLUGIN_MODULE)
-
-
-def _commands(matcher: type[Matcher]) -> set[str]:
-    """The one-word commands of a matcher (its name and aliases)."""
-    words = set()
-    for checker in matcher.rule.checkers:
-        if isinstance(checker.call, CommandRule):
-            words |= {cmd[0] for cmd in checker.call.cmds if len(cmd) == 1}
-    return words
+_ours = dispatch.ours
 
 
 def command_matchers() -> list[tuple[type[Matcher], set[str]]]:
     """This plugin's command matchers with their words, in priority order (the
     namespace itself left out)."""
-    found = []
-    for priority in sorted(matchers):
-        for matcher in matchers[priority]:
-            if _ours(matcher) and (words := _commands(matcher)) and NAMESPACE not in words:
-                found.append((matcher, words))
-    return found
+    return [(matcher, words) for matcher in dispatch.OURS
+            if (words := dispatch.command_words(matcher)) and NAMESPACE not in words]
 
 
 def command_words() -> set[str]:
@@ -127,11 +111,10 @@ async def _(bot: Bot, event: MessageEvent, state: T_State) -> None:
                                      "raw_message": str(message)})
     inner_state: T_State = {NAMESPACED: True}
     TrieRule.get_value(bot, inner, inner_state)
-    for priority in sorted(matchers):
-        for matcher in matchers[priority]:
-            if not _ours(matcher) or matcher is namespace_cmd:
-                continue
-            if (await matcher.check_perm(bot, inner)
-                    and await matcher.check_rule(bot, inner, inner_state.copy())):
-                await check_and_run_matcher(matcher, bot, inner, inner_state.copy())
-                return
+    for matcher in dispatch.OURS:
+        if matcher is namespace_cmd:
+            continue
+        if (await matcher.check_perm(bot, inner)
+                and await matcher.check_rule(bot, inner, inner_state.copy())):
+            await check_and_run_matcher(matcher, bot, inner, inner_state.copy())
+            return

@@ -1,0 +1,148 @@
+"""One NoneBot matcher for the whole plugin (分发): every event costs one rule check here,
+not one per command.
+
+NoneBot checks every registered matcher of a priority for every event, each check
+running dependency injection in its own task; with two dozen matchers that was most of
+the bot's CPU time for each group message, chat included (``bench/load.py``). So the
+plugin's matchers are written as usual (``on_command`` / ``on_message`` in the modules
+beside this one) and then taken out of NoneBot's registry by :func:`adopt`; the one
+matcher left, ``dispatcher`` (priority 5, the plugin's highest), picks in plain Python
+the few that can apply — by the command word NoneBot already parsed for the event, or
+by running a matcher's own simple rule functions directly — and runs them with NoneBot's
+``check_and_run_matcher`` in their old priority order, so their rules, permissions,
+arguments (``CommandArg``), ``finish`` and the run preprocessors behave exactly as before.
+
+The event goes on to other plugins' matchers unless one of ours handled it (each of ours
+blocks), as before.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from nonebot import on_message
+from nonebot.adapters import Bot, Event
+from nonebot.consts import CMD_KEY, PREFIX_KEY
+from nonebot.exception import StopPropagation
+from nonebot.matcher import Matcher, matchers
+from nonebot.message import check_and_run_matcher
+from nonebot.rule import CommandRule, IsTypeRule, Rule
+from nonebot.typing import T_State
+
+PLUGIN_MODULE = "plugins.paizhuo"
+CANDIDATES = "paizhuo_candidates"
+"""State key: the matchers the dispatcher found for the event, in priority order."""
+
+OURS: list[type[Matcher]] = []
+"""The plugin's matchers (not registered with NoneBot), in priority order."""
+_by_word: dict[str, list[type[Matcher]]] = {}
+_plain: list[tuple[type[Matcher], Callable[[Event], Awaitable[bool]] | None]] = []
+_rank: dict[type[Matcher], int] = {}
+
+
+def ours(matcher: type[Matcher] | Matcher) -> bool:
+    """Whether ``matcher`` belongs to this plugin."""
+    return (matcher.module_name or "").startswith(PLUGIN_MODULE)
+
+
+def command_words(matcher: type[Matcher]) -> set[str]:
+    """The one-word commands of a matcher (its name and aliases)."""
+    words = set()
+    for checker in matcher.rule.checkers:
+        if isinstance(checker.call, CommandRule):
+            words |= {cmd[0] for cmd in checker.call.cmds if len(cmd) == 1}
+    return words
+
+
+def _event_type(call: Callable[..., Any]) -> type | None:
+    """The annotated type of the only parameter, named ``event``, of a rule function."""
+    try:
+        params = list(inspect.signature(call).parameters.values())
+        hints = typing.get_type_hints(call)
+    except (TypeError, ValueError, NameError):
+        return None
+    if len(params) != 1 or params[0].name != "event":
+        return None
+    hint = hints.get("event")
+    return hint if isinstance(hint, type) else None
+
+
+def _prefilter(matcher: type[Matcher]) -> Callable[[Event], Awaitable[bool]] | None:
+    """The matcher's rule as a plain coroutine of the event, when every checker is an
+    event-type check or a coroutine function taking just a typed ``event`` (all of this
+    plugin's message rules); ``None`` when it must be checked by NoneBot."""
+    steps: list[tuple[tuple[type, ...], Callable[[Any], Awaitable[bool]] | None]] = []
+    for checker in matcher.rule.checkers:
+        call = checker.call
+        if isinstance(call, IsTypeRule):
+            steps.append((call.types, None))
+            continue
+        if not inspect.iscoroutinefunction(call) or (kind := _event_type(call)) is None:
+            return None
+        steps.append(((kind,), call))
+    if not steps:
+        return None
+
+    async def check(event: Event) -> bool:
+        for types, call in steps:
+            if not isinstance(event, types):
+                return False
+            if call is not None and not await call(event):
+                return False
+        return True
+
+    return check
+
+
+def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
+    """Take the plugin's matchers out of NoneBot's registry and index them: by command
+    word (``extra_words`` adds words to a matcher that has no command rule of its own,
+    e.g. the ``/牌桌 <命令>`` namespace), the others with their prefilter. Call once,
+    after every matcher module is imported."""
+    extra = extra_words or {}
+    found = []
+    for priority in sorted(matchers):
+        for matcher in list(matchers[priority]):
+            if ours(matcher) and matcher is not dispatcher:
+                matcher.destroy()
+                found.append(matcher)
+    OURS[:] = found
+    _rank.clear()
+    _rank.update({m: i for i, m in enumerate(found)})
+    _by_word.clear()
+    _plain.clear()
+    for matcher in found:
+        words = command_words(matcher) | extra.get(matcher, set())
+        if words:
+            for word in words:
+                _by_word.setdefault(word, []).append(matcher)
+        else:
+            _plain.append((matcher, _prefilter(matcher)))
+
+
+async def _candidates(event: Event, state: T_State) -> bool:
+    command = (state.get(PREFIX_KEY) or {}).get(CMD_KEY)
+    found = list(_by_word.get(command[0], ())) if command and len(command) == 1 else []
+    for matcher, check in _plain:
+        if check is None or await check(event):
+            found.append(matcher)
+    found.sort(key=_rank.__getitem__)
+    state[CANDIDATES] = found
+    return bool(found)
+
+
+dispatcher = on_message(rule=Rule(_candidates), priority=5, block=False)
+
+
+@dispatcher.handle()
+async def _(matcher: Matcher, bot: Bot, event: Event, state: T_State) -> None:
+    found: list[type[Matcher]] = state.pop(CANDIDATES, [])
+    for inner in found:
+        try:
+            await check_and_run_matcher(inner, bot, event, dict(state))
+        except StopPropagation:  # it ran (every matcher of ours blocks): stop here
+            matcher.stop_propagation()
+            return
