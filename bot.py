@@ -14,6 +14,16 @@ import sys
 import nonebot
 
 nonebot.init()
+
+# NoneBot's console handler takes every record (level 0) and drops those under LOG_LEVEL
+# in a filter, so each debug line NoneBot writes per event is built and then thrown
+# away. The same handler with LOG_LEVEL as its level lets loguru skip them up front.
+from nonebot.log import default_format, logger, logger_id  # noqa: E402
+
+logger.remove(logger_id)
+logger.add(sys.stdout, level=nonebot.get_driver().config.log_level, diagnose=False,
+           format=default_format)
+
 if nonebot.load_plugin("plugins.paizhuo") is None:
     # A bot that cannot play must not sit connected and silent.
     sys.exit("牌桌 plugin failed to load; see the error above")
