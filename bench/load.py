@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -53,6 +54,12 @@ class Inboxes:
         return await asyncio.wait_for(self.queues[group_id].get(), timeout)
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU seconds the process ``pid`` has used (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(len(s) * q))] if s else float("nan")
@@ -60,7 +67,7 @@ def pct(xs: list[float], q: float) -> float:
 
 async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[SimPlayer],
                       budget: list[int], think: float, lat: list[float], fails: list[int],
-                      timeout: float) -> None:
+                      attempts: list[int], timeout: float) -> None:
     """Open a table in ``gid``, seat ``players`` and play games until ``budget[0]`` (moves
     left in the whole run) is spent."""
     ids = {p.user_id: p for p in players}
@@ -91,6 +98,7 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
         player = ids[who[-1]]
         await asyncio.sleep(think or 0.01)  # let the private hand update land
         for command in player.candidates(msg.text):
+            attempts[0] += 1
             t0 = time.perf_counter()
             await sim.group_message(gid, player.user_id, command)
             try:
@@ -152,14 +160,20 @@ async def run(tables: int, moves: int, pacing: bool, think: float) -> dict:
             stop = asyncio.Event()
             started = time.perf_counter()
             floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop))
-            await asyncio.gather(*(drive_table(sim, inbox, gid, ps, budget, think, lat, fails, 30)
+            attempts = [0]
+            cpu0 = cpu_seconds(bot.pid)
+            await asyncio.gather(*(drive_table(sim, inbox, gid, ps, budget, think, lat, fails,
+                                               attempts, 30)
                                    for gid, ps in groups))
             stop.set()
             await floor_task
             elapsed = time.perf_counter() - started
+            cpu = cpu_seconds(bot.pid) - cpu0
             await sim.close()
         log = (Path(tmp) / "bot.log").read_text(errors="replace")
     return {"tables": tables, "moves": len(lat), "elapsed": elapsed, "fails": fails[0],
+            "attempts": attempts[0], "cpu_per_move": cpu / max(1, len(lat)),
+            "events": len(sim.events), "cpu": cpu,
             "locked": log.count("database is locked"),
             "p50": statistics.median(lat) if lat else float("nan"), "p99": pct(lat, 0.99),
             "floor_p50": statistics.median(floor) if floor else float("nan"),
@@ -175,14 +189,16 @@ def main() -> None:
     ns = parser.parse_args()
     print(f"pacing {'on (default)' if ns.pacing else 'off'}, think time {ns.think} s, "
           f"{ns.moves} moves per run")
-    print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked "
+          "| 每步尝试 | 每步 CPU | 步/秒 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in ns.tables:
         r = asyncio.run(run(k, max(ns.moves, 3 * k), ns.pacing, ns.think))
         print(f"| {k} | {r['moves']} | {r['p50'] * 1e3:.1f} ms | {r['p99'] * 1e3:.1f} ms | "
               f"{r['floor_p50'] * 1e3:.1f} ms | {r['floor_p99'] * 1e3:.1f} ms | "
               f"{r['p50'] / r['floor_p50']:.1f}× | {r['p99'] / r['floor_p99']:.1f}× | "
-              f"{r['fails']} | {r['locked']} |", flush=True)
+              f"{r['fails']} | {r['locked']} | {r['attempts'] / max(1, r['moves']):.2f} | "
+              f"{r['cpu_per_move'] * 1e3:.1f} ms | {r['moves'] / r['elapsed']:.1f} |", flush=True)
 
 
 if __name__ == "__main__":

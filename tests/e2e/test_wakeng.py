@@ -35,7 +35,8 @@ async def test_whole_wakeng_game(tmp_path: Path, ruleset: str, seed: int) -> Non
             end = await play_table(sim, GROUP, players, "挖坑", timeout=30)
             assert end is not None and "本局结束" in end.text
             sent = sim.sent[since:]
-            group_text = "\n".join(s.text for s in sent if s.kind == "group" and s is not end)
+            before_end = sent[:next(i for i, s in enumerate(sent) if s is end)]
+            group_text = "\n".join(s.text for s in before_end if s.kind == "group")
             # W-3: the buried cards appear in the group only at the end.
             buried_line = next(line for line in end.text.splitlines() if "扣的底" in line)
             buried = ranks_of(buried_line.split("扣的底：", 1)[1])
