@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from db.engine import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
+from db.hot import HotSaver
 from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
 from db.records import RESULTS, FinishedGame, GameStats
 
@@ -237,6 +237,7 @@ class Store:
         self._write_lock = asyncio.Lock() if self._sqlite else None
         self._upsert = _upsert_statement(self._engine.dialect.name)
         self._hot: Any = None
+        self._settings: dict[tuple[str, str], dict[str, Any]] | None = {} if self._sqlite else None
         self._hot_args: tuple[list[Any], dict[str, Any]] | None = None
         parsed = make_url(url)
         database = parsed.database or ""
@@ -297,21 +298,13 @@ class Store:
         await self._engine.dispose()
 
     async def hot_connection(self) -> Any:
-        """The dedicated ``aiosqlite`` connection of :meth:`save_live_text` (opened on
-        first use, autocommit, the engine's PRAGMAs), or ``None`` when this store saves
-        through SQLAlchemy (not a SQLite file on aiosqlite)."""
+        """The :class:`~db.hot.HotSaver` of :meth:`save_live_text` on a SQLite file (its
+        own ``sqlite3`` connection, opened on first use with the engine's PRAGMAs), or
+        ``None`` when this store saves through SQLAlchemy (not a SQLite file)."""
         if self._hot is None and self._hot_args is not None:
-            import aiosqlite
-
             args, kwargs = self._hot_args
-            hot = await aiosqlite.connect(*args, isolation_level=None, **kwargs)
-            try:
-                for pragma in sqlite_pragmas(self.busy_timeout):
-                    await hot.execute(pragma)
-            except BaseException:
-                await hot.close()
-                raise
-            self._hot = hot
+            self._hot = HotSaver(args, kwargs, sqlite_pragmas(self.busy_timeout),
+                                 _HOT_UPSERT, _HOT_OWNER)
         return self._hot
 
     async def save_live(
@@ -346,31 +339,21 @@ class Store:
             sqlalchemy.exc.SQLAlchemyError: it failed through SQLAlchemy (nothing is
                 written either way).
         """
+        hot = await self.hot_connection()
+        if hot is not None:  # group commit with the other tables' saves (db/hot.py)
+            when = utcnow().replace(tzinfo=None).strftime(_SQLITE_TIME)
+            owner = await hot.save((group_id, game, state, when, account))
+            if owner is not None:
+                raise LiveTableTaken(group_id, owner)
+            return
         lock = self._write_lock or contextlib.nullcontext()
-        async with lock:
-            hot = await self.hot_connection()
-            if hot is not None:
-                when = utcnow().replace(tzinfo=None).strftime(_SQLITE_TIME)
-                try:
-                    cursor = await hot.execute(_HOT_UPSERT, (group_id, game, state, when, account))
-                    changed = cursor.rowcount
-                    await cursor.close()
-                    if changed == 0:
-                        async with hot.execute(_HOT_OWNER, (group_id,)) as owner:
-                            row = await owner.fetchone()
-                        raise LiveTableTaken(group_id, (row[0] if row else None) or "")
-                except sqlite3.Error:
-                    if hot.in_transaction:  # never leave a half transaction behind
-                        await hot.rollback()
-                    raise
-                return
-            async with self._engine.begin() as conn:
-                result = await conn.execute(self._upsert,
-                                            _upsert_params(group_id, game, state, account))
-                if result.rowcount == 0:
-                    owner = await conn.scalar(
-                        select(LiveTable.account).where(LiveTable.group_id == group_id))
-                    raise LiveTableTaken(group_id, owner or "")
+        async with lock, self._engine.begin() as conn:
+            result = await conn.execute(self._upsert,
+                                        _upsert_params(group_id, game, state, account))
+            if result.rowcount == 0:
+                owner = await conn.scalar(
+                    select(LiveTable.account).where(LiveTable.group_id == group_id))
+                raise LiveTableTaken(group_id, owner or "")
 
     async def delete_live(self, group_id: str, account: str | None = None) -> None:
         """Delete the live state of ``group_id``; no error when there is none. With
@@ -515,10 +498,24 @@ class Store:
                 update(GameRecord).where(GameRecord.uid == uid).values(announced_at=utcnow()))
 
     async def get_settings(self, group_id: str, game: str) -> dict[str, Any]:
-        """The stored rule settings of ``game`` in ``group_id`` (``{}`` when none)."""
+        """The stored rule settings of ``game`` in ``group_id`` (``{}`` when none). With an
+        exclusive database (:attr:`exclusive`) they are read once and then kept in memory
+        (:meth:`set_settings` is the only writer)."""
+        key = (group_id, game)
+        if self._settings is not None and key in self._settings:
+            return dict(self._settings[key])
         async with self._reads() as session:
-            row = await session.get(GroupSetting, (group_id, game))
-            return dict(row.values) if row is not None else {}
+            row = await session.get(GroupSetting, key)
+            values = dict(row.values) if row is not None else {}
+        if self._settings is not None:
+            self._settings[key] = dict(values)
+        return values
+
+    def forget_cached(self) -> None:
+        """Drop what :meth:`get_settings` keeps in memory (after the database was changed
+        other than through this store, e.g. by hand)."""
+        if self._settings is not None:
+            self._settings.clear()
 
     async def set_settings(self, group_id: str, game: str, values: dict[str, Any]) -> None:
         """Store ``values`` as the rule settings of ``game`` in ``group_id``; an empty
@@ -528,6 +525,8 @@ class Store:
             TypeError: ``values`` is not JSON-serialisable (nothing is written).
         """
         _check_json(values, "settings")
+        if self._settings is not None:
+            self._settings.pop((group_id, game), None)  # read again after this write
         async with self._writing() as session:
             row = await session.get(GroupSetting, (group_id, game))
             if not values:

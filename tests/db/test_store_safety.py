@@ -96,6 +96,40 @@ async def test_many_concurrent_writers_in_one_process_never_see_a_lock(store: St
     assert len(saved) == 200 and {s["move"] for _g, s in saved.values()} == {4}
 
 
+async def test_saves_arriving_together_commit_together_each_with_its_own_outcome(
+        store: Store) -> None:
+    """Group commit (db/hot.py): saves that arrive while a batch is written go in one
+    transaction; a row of another account is refused on its own while the rest of its
+    batch is saved; a batch whose transaction fails reports the failure to every save in
+    it and writes none of them."""
+    from db import LiveTableTaken
+
+    await store.save_live("taken", "抓特务", {"v": 0}, account="20002")
+    hot = await store.hot_connection()
+    before = hot.batches
+    results = await asyncio.gather(
+        *(store.save_live(f"g{i}", "抓特务", {"v": i}, account="10001") for i in range(50)),
+        store.save_live("taken", "抓特务", {"v": 99}, account="10001"),
+        return_exceptions=True)
+    assert results[:50] == [None] * 50
+    assert isinstance(results[50], LiveTableTaken)
+    assert hot.batches - before < 10  # 51 saves, a handful of transactions
+    saved = await store.load_live()
+    assert saved["taken"] == ("抓特务", {"v": 0}) and saved["g49"] == ("抓特务", {"v": 49})
+
+    other = sqlite3.connect(db_file(store), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the lock past the busy timeout
+        failed = await asyncio.gather(
+            *(store.save_live(f"g{i}", "抓特务", {"v": -1}) for i in range(5)),
+            return_exceptions=True)
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert all(isinstance(f, sqlite3.OperationalError) for f in failed)
+    assert {(await store.load_live())[f"g{i}"][1]["v"] for i in range(5)} == {0, 1, 2, 3, 4}
+
+
 async def test_end_announcement_pending_until_marked(store: Store) -> None:
     await store.save_live("g1", "抓特务", {"status": "playing"})
     assert await store.finish_game(game("a", minutes=1), live=("抓特务", {"status": "finished"}),
@@ -156,3 +190,22 @@ async def test_upgrade_from_0002_keeps_old_records_without_announcement(tmp_path
         columns = {row[1] for row in conn.execute("PRAGMA table_info(game_records)")}
     conn.close()
     assert "announcement" not in columns and "announced_at" not in columns
+
+
+async def test_settings_kept_in_memory_follow_every_write(store: Store) -> None:
+    """An exclusive store (SQLite) reads a group's settings once; its own writes keep what
+    it returns current, and a failed write leaves the stored value in force."""
+    assert await store.get_settings("g1", "抓特务") == {}
+    await store.set_settings("g1", "抓特务", {"chain_ends": "b"})
+    assert await store.get_settings("g1", "抓特务") == {"chain_ends": "b"}
+    other = sqlite3.connect(db_file(store), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(OperationalError, match="database is locked"):
+            await store.set_settings("g1", "抓特务", {"chain_ends": "c"})
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert await store.get_settings("g1", "抓特务") == {"chain_ends": "b"}
+    await store.set_settings("g1", "抓特务", {})
+    assert await store.get_settings("g1", "抓特务") == {}
