@@ -79,6 +79,7 @@ async def clean_state(nonebug_init: None):
     async with store.engine.begin() as conn:
         for table in ("player_records", "game_records", "live_tables", "group_settings"):
             await conn.execute(text(f"DELETE FROM {table}"))
+    store.forget_cached()  # the rows went behind the store's back
     yield
     cancel_timers()
     REGISTRY.reset()

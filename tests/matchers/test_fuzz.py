@@ -184,6 +184,7 @@ async def reset_world() -> None:
     async with REGISTRY.require_store().engine.begin() as conn:
         for table in ("player_records", "game_records", "live_tables", "group_settings"):
             await conn.execute(text(f"DELETE FROM {table}"))
+    REGISTRY.require_store().forget_cached()
 
 
 # ---- events ----------------------------------------------------------------------------------
