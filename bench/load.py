@@ -3,8 +3,9 @@
 Starts the real bot (``bot.py``, a fresh SQLite file), connects the project's OneBot v11
 simulator (``tools/onebot_sim.py``) over the real reverse WebSocket and plays K concurrent
 3-player 抓特务 tables with simulated players (each table plays game after game until the
-run's move budget is spent). Measures, for every accepted play or pass, the time from the
-player's message to that table's group announcement; and, interleaved in the same run on
+run's move budget is spent; every table is opened and dealt before the measuring
+starts). Measures, for every accepted play or pass, the time from the player's message
+to that table's group announcement; and, interleaved in the same run on
 the same connection, the *floor*: the time from NoneBot's own echo command (``@bot /echo
 x`` in a group with no table; the bot runs as ``bench/echo_bot.py``, which is ``bot.py``
 with NoneBot's built-in ``echo`` plugin) to its answer. Prints p50 / p99 of both and their
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -67,9 +69,10 @@ def pct(xs: list[float], q: float) -> float:
 
 async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[SimPlayer],
                       budget: list[int], think: float, lat: list[float], fails: list[int],
-                      attempts: list[int], timeout: float) -> None:
-    """Open a table in ``gid``, seat ``players`` and play games until ``budget[0]`` (moves
-    left in the whole run) is spent."""
+                      attempts: list[int], timeout: float, seated: asyncio.Barrier) -> None:
+    """Open a table in ``gid``, seat ``players``, wait at ``seated`` until every table
+    is dealt, then play games until ``budget[0]`` (moves left in the whole run) is
+    spent."""
     ids = {p.user_id: p for p in players}
     await sim.group_message(gid, players[0].user_id, "/开局 抓特务 三人")
     await inbox.next(gid, timeout)
@@ -78,6 +81,8 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
         _, joined = await inbox.next(gid, timeout)
         if "开局" in joined.text:
             inbox.queues[gid].put_nowait((0.0, joined))
+    await seated.wait()  # measure play, not the storm of tables opening at once
+    await asyncio.sleep(random.Random(gid).uniform(0, think))  # groups do not move in step
     while budget[0] > 0:
         try:
             _, msg = await inbox.next(gid, timeout)
@@ -158,13 +163,17 @@ async def run(tables: int, moves: int, pacing: bool, think: float) -> dict:
             fails = [0]
             budget = [moves]
             stop = asyncio.Event()
-            started = time.perf_counter()
-            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop))
             attempts = [0]
+            seated = asyncio.Barrier(tables + 1)
+            playing = asyncio.gather(*(drive_table(sim, inbox, gid, ps, budget, think, lat, fails,
+                                                   attempts, 60, seated)
+                                       for gid, ps in groups))
+            await seated.wait()
+            await asyncio.sleep(1.0)  # the deal's hands and prompts go out
+            started = time.perf_counter()
             cpu0 = cpu_seconds(bot.pid)
-            await asyncio.gather(*(drive_table(sim, inbox, gid, ps, budget, think, lat, fails,
-                                               attempts, 30)
-                                   for gid, ps in groups))
+            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop))
+            await playing
             stop.set()
             await floor_task
             elapsed = time.perf_counter() - started

@@ -8,8 +8,9 @@ WAL mode with ``synchronous=NORMAL`` (a commit survives a killed process):
 * ``sqlalchemy core upsert``: the table encoded to JSON once, one
   ``INSERT … ON CONFLICT DO UPDATE`` through SQLAlchemy Core on aiosqlite (pooled
   connection, ``BEGIN IMMEDIATE`` … ``COMMIT``);
-* ``Store.save_live_text``: what the bot does now — the same statement, autocommit, on
-  the store's dedicated aiosqlite connection (in-process write lock taken);
+* ``Store.save_live_text``: what the bot does now — the same statement on the store's
+  own ``sqlite3`` connection and thread, group-committed with the saves that arrive
+  together (``db/hot.py``);
 * ``Registry.save (all)``: the whole per-move save of the bot: the table to JSON data,
   encoded once, saved as above;
 * ``aiosqlite raw``: the same statement on a bare aiosqlite connection (no lock, no
