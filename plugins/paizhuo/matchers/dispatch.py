@@ -8,9 +8,11 @@ plugin's matchers are written as usual (``on_command`` / ``on_message`` in the m
 beside this one) and then taken out of NoneBot's registry by :func:`adopt`; the one
 matcher left, ``dispatcher`` (priority 5, the plugin's highest), picks in plain Python
 the few that can apply — by the command word NoneBot already parsed for the event, or
-by running a matcher's own simple rule functions directly — and runs them with NoneBot's
-``check_and_run_matcher`` in their old priority order, so their rules, permissions,
-arguments (``CommandArg``), ``finish`` and the run preprocessors behave exactly as before.
+by running a matcher's own simple rule functions directly — and runs them in their old
+priority order: the commands with NoneBot's ``check_and_run_matcher``, so their rules,
+permissions, arguments (``CommandArg``), ``finish`` and the run preprocessors behave
+exactly as before; the moves and private answers (a rule the prefilter decides, one
+``(bot, event)`` handler) by calling the handler.
 
 The event goes on to other plugins' matchers unless one of ours handled it (each of ours
 blocks), as before.
@@ -41,6 +43,9 @@ OURS: list[type[Matcher]] = []
 _by_word: dict[str, list[type[Matcher]]] = {}
 _plain: list[tuple[type[Matcher], Callable[[Event], Awaitable[bool]] | None]] = []
 _rank: dict[type[Matcher], int] = {}
+_direct: dict[type[Matcher], tuple[type, Callable[..., Awaitable[Any]]]] = {}
+"""Matchers run by calling their one handler ``(bot, event)`` directly (see :func:`adopt`),
+with the bot type the handler takes."""
 
 
 def ours(matcher: type[Matcher] | Matcher) -> bool:
@@ -97,11 +102,35 @@ def _prefilter(matcher: type[Matcher]) -> Callable[[Event], Awaitable[bool]] | N
     return check
 
 
+def _direct_handler(matcher: type[Matcher]) -> tuple[type, Callable[..., Awaitable[Any]]] | None:
+    """``(bot type, handler)`` when the matcher needs nothing of NoneBot's per-run
+    machinery: no permission, and one handler taking just ``bot`` and ``event`` (typed),
+    so the dispatcher, having checked its rule already (the prefilter), may call it."""
+    if matcher.permission.checkers or len(matcher.handlers) != 1:
+        return None
+    call = matcher.handlers[0].call
+    if not inspect.iscoroutinefunction(call):
+        return None
+    try:
+        params = list(inspect.signature(call).parameters)
+        hints = typing.get_type_hints(call)
+    except (TypeError, ValueError, NameError):
+        return None
+    bot_type = hints.get("bot")
+    if params != ["bot", "event"] or not isinstance(bot_type, type):
+        return None
+    return bot_type, call
+
+
 def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
     """Take the plugin's matchers out of NoneBot's registry and index them: by command
     word (``extra_words`` adds words to a matcher that has no command rule of its own,
-    e.g. the ``/牌桌 <命令>`` namespace), the others with their prefilter. Call once,
-    after every matcher module is imported."""
+    e.g. the ``/牌桌 <命令>`` namespace), the others with their prefilter. A message
+    matcher whose rule the prefilter decides exactly and whose one handler takes just
+    ``(bot, event)`` — the moves and the private answers, most of the traffic — is run
+    by calling that handler (the dispatcher itself went through NoneBot's run
+    preprocessors); the others through NoneBot. Call once, after every matcher module
+    is imported."""
     extra = extra_words or {}
     found = []
     for priority in sorted(matchers):
@@ -114,13 +143,17 @@ def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
     _rank.update({m: i for i, m in enumerate(found)})
     _by_word.clear()
     _plain.clear()
+    _direct.clear()
     for matcher in found:
         words = command_words(matcher) | extra.get(matcher, set())
         if words:
             for word in words:
                 _by_word.setdefault(word, []).append(matcher)
         else:
-            _plain.append((matcher, _prefilter(matcher)))
+            check = _prefilter(matcher)
+            _plain.append((matcher, check))
+            if check is not None and (direct := _direct_handler(matcher)) is not None:
+                _direct[matcher] = direct
 
 
 async def _candidates(event: Event, state: T_State) -> bool:
@@ -141,6 +174,11 @@ dispatcher = on_message(rule=Rule(_candidates), priority=5, block=False)
 async def _(matcher: Matcher, bot: Bot, event: Event, state: T_State) -> None:
     found: list[type[Matcher]] = state.pop(CANDIDATES, [])
     for inner in found:
+        direct = _direct.get(inner)
+        if direct is not None and isinstance(bot, direct[0]):  # its rule passed: run it
+            await direct[1](bot=bot, event=event)
+            matcher.stop_propagation()
+            return
         try:
             await check_and_run_matcher(inner, bot, event, dict(state))
         except StopPropagation:  # it ran (every matcher of ours blocks): stop here

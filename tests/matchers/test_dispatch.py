@@ -1,0 +1,58 @@
+"""The plugin's one NoneBot matcher (matchers/dispatch.py): NoneBot checks one matcher of
+ours per event; our commands and moves are found by it; what is not ours goes on to the
+other plugins' matchers, and what is ours does not."""
+
+from __future__ import annotations
+
+from chat_support import GROUP, A, Has, expect_friends, expect_group, gmsg, make_bot
+from nonebot import on_message
+from nonebot.adapters.onebot.v11 import Bot, MessageEvent
+from nonebot.matcher import matchers
+from nonebug import App
+
+from plugins.paizhuo.matchers import dispatch, play, private, table
+
+
+def test_one_matcher_in_nonebots_registry_and_every_command_indexed() -> None:
+    ours = [m for priority in matchers for m in matchers[priority] if dispatch.ours(m)]
+    assert ours == [dispatch.dispatcher]
+    assert table.join_cmd in dispatch._by_word["加入"] and table.join_cmd in dispatch._by_word["上桌"]
+    assert {play.move_msg, private.answer_msg, private.private_move,
+            private.group_only_cmd} <= set(dispatch._direct)
+    assert len(dispatch.OURS) >= 20
+
+
+async def test_messages_not_ours_reach_the_next_plugin_and_ours_do_not(app: App) -> None:
+    heard: list[str] = []
+    other = on_message(priority=50, block=True)
+
+    @other.handle()
+    async def _(bot: Bot, event: MessageEvent) -> None:
+        heard.append(event.get_plaintext())
+
+    try:
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))  # chat: not ours
+            ctx.receive_event(bot, gmsg(A, "/开局 抓特务 三人"))  # ours: answered, not passed on
+            expect_friends(ctx)
+            expect_group(ctx, "开了一桌")
+            ctx.receive_event(bot, gmsg(A, "出 33"))  # a move at a table that is not playing yet
+            ctx.receive_event(bot, gmsg(A, "/echo hi"))  # another plugin's command
+    finally:
+        other.destroy()
+    assert heard == ["今天谁来打牌", "出 33", "/echo hi"]
+
+
+async def test_moves_are_handled_without_a_second_nonebot_run(app: App) -> None:
+    """A move at a playing table is answered through the dispatcher's direct call."""
+    from chat_support import HANDS3, seat_table
+
+    await seat_table(HANDS3, leader=0)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
+                            {"message_id": 1})
+        ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
+                            {"message_id": 2})
