@@ -126,7 +126,7 @@ async def run(saves: int, tables: int) -> None:
 
         async def core(_i: int) -> None:
             async with store.engine.begin() as conn:
-                await conn.execute(upsert, _upsert_params("g", "抓特务", text))
+                await conn.execute(upsert, _upsert_params("g", "抓特务", text, None))
 
         async def hot(_i: int) -> None:
             await store.save_live_text("g", "抓特务", text)
@@ -177,7 +177,7 @@ async def run(saves: int, tables: int) -> None:
                 t = time.perf_counter()
                 try:
                     await store.save_live_text(f"t{i}", "抓特务", text)
-                except OperationalError as err:
+                except (OperationalError, sqlite3.OperationalError) as err:
                     if "locked" in str(err):
                         locked += 1
                     else:

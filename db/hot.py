@@ -46,7 +46,7 @@ class HotSaver:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paizhuo-save")
         self._conn: sqlite3.Connection | None = None
         self._pending: list[tuple[Params, asyncio.Future[str | None]]] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._flushing = False
         self.batches = 0
         """Transactions written so far (for the benchmark)."""
 
@@ -101,8 +101,12 @@ class HotSaver:
         """
         future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._pending.append((params, future))
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+        if not self._flushing:  # this caller writes batches until none is waiting
+            self._flushing = True
+            try:
+                await asyncio.shield(self._flush())
+            finally:
+                self._flushing = False
         return await future
 
     async def _flush(self) -> None:
@@ -134,9 +138,9 @@ class HotSaver:
 
     async def close(self) -> None:
         """Write what is pending, then close the connection and stop the thread."""
-        if self._flusher is not None and not self._flusher.done():
+        if self._pending and not self._flushing:
             with contextlib.suppress(Exception):
-                await self._flusher
+                await self._flush()
 
         def shut() -> None:
             if self._conn is not None:
