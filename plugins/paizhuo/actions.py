@@ -24,8 +24,9 @@ from datetime import timedelta
 
 import nonebot
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, MessageSegment
+from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
+from db.history import game_number
 from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import Setting, SettingError
@@ -365,6 +366,13 @@ async def _computers_act(table: Table) -> list[Outgoing]:
     return await _commit(table, says_to_outs(table, says), keep)
 
 
+def numbered(message: Message, number: int | None) -> Message:
+    """An end message with the game's number in its group (第 N 局) and how to replay it."""
+    if not number:
+        return message
+    return message + MessageSegment.text(f"\n本群第 {number} 局，/对局 {number} 查看复盘。")
+
+
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False) -> list[Outgoing]:
     """After an accepted change: record the game if it is over, re-arm the timers, save
     (before anything is sent) and return the messages with the end message added.
@@ -376,9 +384,7 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
     if table.playing and adapter.is_over(table.engine):
         uid, message, number = await REGISTRY.record_finished(table)
         log_event(table, "finished", number=number)
-        if number:
-            message = message + MessageSegment.text(f"\n本群第 {number} 局，/对局 {number} 查看复盘。")
-        end = group(table.group_id, message)
+        end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((uid, end))
         details = end_details(adapter, table.engine, table.seats, table.group_id, number)
@@ -1190,7 +1196,12 @@ async def announce_pending(bot: Bot) -> None:
         if not await _announces(bot, item.group_id, owners):
             continue  # another account's group: it sends the message when it connects
         prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
-        out = group(item.group_id, plain(prefix) + message_from_json(item.message))
+        try:
+            number = await game_number(REGISTRY.require_store(), item.uid)
+        except Exception as err:  # noqa: BLE001 - the number is only shown
+            logger.warning(f"event=game_number_failed uid={item.uid} cause={err!r}")
+            number = None
+        out = group(item.group_id, numbered(plain(prefix) + message_from_json(item.message), number))
         await deliver(bot, [out])
         if out.sent:
             logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
