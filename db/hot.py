@@ -46,7 +46,8 @@ class HotSaver:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paizhuo-save")
         self._conn: sqlite3.Connection | None = None
         self._pending: list[tuple[Params, asyncio.Future[str | None]]] = []
-        self._flushing = False
+        self._flusher: asyncio.Task[None] | None = None
+        self._closed = False
         self.batches = 0
         """Transactions written so far (for the benchmark)."""
 
@@ -82,7 +83,7 @@ class HotSaver:
                     results.append(None)
             conn.execute("COMMIT")
             return results
-        except sqlite3.Error as err:
+        except Exception as err:  # noqa: BLE001 - never leave the transaction open
             with contextlib.suppress(sqlite3.Error):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -99,29 +100,36 @@ class HotSaver:
         Raises:
             sqlite3.Error: the batch's transaction failed (nothing of it was written).
         """
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        if self._closed:
+            raise sqlite3.ProgrammingError("the saver is closed")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str | None] = loop.create_future()
         self._pending.append((params, future))
-        if not self._flushing:  # this caller writes batches until none is waiting
-            self._flushing = True
-            try:
-                await asyncio.shield(self._flush())
-            finally:
-                self._flushing = False
-        return await future
+        if self._flusher is None or self._flusher.done():
+            self._flusher = loop.create_task(self._flush())
+        return await future  # a cancelled caller leaves the batch to be written
 
     async def _flush(self) -> None:
+        """Write batches until none is waiting; each batch's outcome goes to its own
+        callers only."""
         loop = asyncio.get_running_loop()
         while self._pending:
             batch, self._pending = self._pending, []
             try:
                 outcome = await loop.run_in_executor(self._executor, self._write,
                                                      [p for p, _ in batch])
-            except BaseException as err:  # cancelled, or the executor is shut down
-                outcome = err if isinstance(err, Exception) else sqlite3.OperationalError(repr(err))
-                for _, future in batch:
+            except BaseException as err:  # the loop is shutting down, or the executor is
+                # The thread may still commit this batch; its callers (being torn down)
+                # hear that it failed, which at worst makes them redo a saved move.
+                failure = err if isinstance(err, Exception) else sqlite3.OperationalError(
+                    f"save interrupted: {err!r}")
+                for _, future in batch + self._pending:
                     if not future.done():
-                        future.set_exception(outcome)
-                raise
+                        future.set_exception(failure)
+                self._pending = []
+                if not isinstance(err, Exception):
+                    raise
+                continue
             self.batches += 1
             for i, (_, future) in enumerate(batch):
                 if future.done():
@@ -137,10 +145,12 @@ class HotSaver:
         await asyncio.get_running_loop().run_in_executor(self._executor, self._run, sql)
 
     async def close(self) -> None:
-        """Write what is pending, then close the connection and stop the thread."""
-        if self._pending and not self._flushing:
+        """Write what is pending, then close the connection and stop the thread; later
+        saves raise ``sqlite3.ProgrammingError``."""
+        self._closed = True
+        if self._flusher is not None and not self._flusher.done():
             with contextlib.suppress(Exception):
-                await self._flush()
+                await self._flusher
 
         def shut() -> None:
             if self._conn is not None:

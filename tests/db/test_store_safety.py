@@ -209,3 +209,33 @@ async def test_settings_kept_in_memory_follow_every_write(store: Store) -> None:
     assert await store.get_settings("g1", "抓特务") == {"chain_ends": "b"}
     await store.set_settings("g1", "抓特务", {})
     assert await store.get_settings("g1", "抓特务") == {}
+
+
+async def test_a_failed_batch_fails_only_its_own_saves(store: Store, monkeypatch) -> None:
+    """The outcome of each batch goes to that batch's callers only: a caller whose batch
+    committed is told so even when a later batch fails; saves waiting behind a failed
+    batch are still written; a closed saver refuses further saves."""
+    hot = await store.hot_connection()
+    write = hot._write
+    calls = 0
+
+    def flaky(batch):
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("the save thread is gone")
+        return write(batch)
+
+    monkeypatch.setattr(hot, "_write", flaky)
+    first = asyncio.ensure_future(store.save_live("g1", "抓特务", {"v": 1}))
+    await asyncio.sleep(0)  # g1's batch is on its way to the thread
+    second = asyncio.ensure_future(store.save_live("g2", "抓特务", {"v": 2}))
+    assert await first is None
+    with pytest.raises(RuntimeError, match="thread is gone"):
+        await second
+    assert await store.save_live("g3", "抓特务", {"v": 3}) is None
+    assert set(await store.load_live()) == {"g1", "g3"}
+    await hot.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        await hot.save(("g4", "抓特务", "{}", "2026-11-30 00:00:00.000000", None))
+    store._hot = None  # the store opens a new saver for the fixture's close
