@@ -13,9 +13,11 @@ from nonebug import App
 from plugins.paizhuo.matchers import dispatch, play, private, table
 
 
-def test_one_matcher_in_nonebots_registry_and_every_command_indexed() -> None:
-    ours = [m for priority in matchers for m in matchers[priority] if dispatch.ours(m)]
-    assert ours == [dispatch.dispatcher]
+def test_one_matcher_per_priority_in_nonebots_registry_and_every_command_indexed() -> None:
+    ours = {m for priority in matchers for m in matchers[priority] if dispatch.ours(m)}
+    assert ours == set(dispatch.DISPATCHERS.values())
+    assert sorted(dispatch.DISPATCHERS) == sorted({m.priority for m in dispatch.OURS})
+    assert all(d.priority == p for p, d in dispatch.DISPATCHERS.items())
     assert table.join_cmd in dispatch._by_word["加入"] and table.join_cmd in dispatch._by_word["上桌"]
     assert {play.move_msg, private.answer_msg, private.private_move,
             private.group_only_cmd} <= set(dispatch._direct)
@@ -42,6 +44,34 @@ async def test_messages_not_ours_reach_the_next_plugin_and_ours_do_not(app: App)
     finally:
         other.destroy()
     assert heard == ["今天谁来打牌", "出 33", "/echo hi"]
+
+
+async def test_other_plugins_keep_their_place_between_our_priorities(app: App) -> None:
+    """Another plugin's blocking /帮助 at priority 7 answers before ours (priority 10),
+    as it did when our commands were their own matchers; our moves (priority 5) still
+    come before it."""
+    from chat_support import HANDS3, seat_table
+
+    heard: list[str] = []
+    other = on_message(priority=7, block=True)
+
+    @other.handle()
+    async def _(bot: Bot, event: MessageEvent) -> None:
+        heard.append(event.get_plaintext())
+
+    await seat_table(HANDS3, leader=0)
+    try:
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "/帮助"))
+            ctx.receive_event(bot, gmsg(A, "出 3"))
+            ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
+                                {"message_id": 1})
+            ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
+                                {"message_id": 2})
+    finally:
+        other.destroy()
+    assert heard == ["/帮助"]
 
 
 async def test_moves_are_handled_without_a_second_nonebot_run(app: App) -> None:

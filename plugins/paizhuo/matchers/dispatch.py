@@ -1,15 +1,17 @@
-"""One NoneBot matcher for the whole plugin (分发): every event costs one rule check here,
-not one per command.
+"""A few NoneBot matchers for the whole plugin (分发): an event costs one rule check per
+priority the plugin uses (five), not one per command.
 
 NoneBot checks every registered matcher of a priority for every event, each check
 running dependency injection in its own task; with two dozen matchers that was most of
 the bot's CPU time for each group message, chat included (``bench/load.py``). So the
 plugin's matchers are written as usual (``on_command`` / ``on_message`` in the modules
-beside this one) and then taken out of NoneBot's registry by :func:`adopt`; the one
-matcher left, ``dispatcher`` (priority 5, the plugin's highest), picks in plain Python
-the few that can apply — by the command word NoneBot already parsed for the event, or
-by running a matcher's own simple rule functions directly — and runs them in their old
-priority order: the commands with NoneBot's ``check_and_run_matcher``, so their rules,
+beside this one) and then taken out of NoneBot's registry by :func:`adopt`. In their
+place there is one dispatcher per priority they had (``DISPATCHERS``: 5, 6, 8, 9, 10), so
+other plugins' matchers keep their places before, beside or after ours. The first
+dispatcher to see an event picks in plain Python the few matchers of ours that can take
+it — by the command word NoneBot already parsed, or by running a matcher's own simple
+rule functions directly — once for the event, and each dispatcher runs those of its
+priority in order: the commands with NoneBot's ``check_and_run_matcher``, so their rules,
 permissions, arguments (``CommandArg``), ``finish`` and the run preprocessors behave
 exactly as before; the moves and private answers (a rule the prefilter decides, one
 ``(bot, event)`` handler) by calling the handler.
@@ -25,18 +27,23 @@ import typing
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from nonebot import on_message
+from nonebot import logger, on_message
 from nonebot.adapters import Bot, Event
 from nonebot.consts import CMD_KEY, PREFIX_KEY
 from nonebot.exception import StopPropagation
 from nonebot.matcher import Matcher, matchers
-from nonebot.message import check_and_run_matcher
+from nonebot.message import check_and_run_matcher, event_preprocessor
 from nonebot.rule import CommandRule, IsTypeRule, Rule
 from nonebot.typing import T_State
 
 PLUGIN_MODULE = "plugins.paizhuo"
 CANDIDATES = "paizhuo_candidates"
-"""State key: the matchers the dispatcher found for the event, in priority order."""
+"""State key: the matchers a dispatcher found for the event at its priority, in order."""
+HOLDER = "paizhuo_dispatch"
+"""State key of the per-event holder of the candidates (see ``_fresh_holder``)."""
+
+DISPATCHERS: dict[int, type[Matcher]] = {}
+"""The NoneBot matchers of this plugin: one per priority its own matchers had."""
 
 OURS: list[type[Matcher]] = []
 """The plugin's matchers (not registered with NoneBot), in priority order."""
@@ -50,7 +57,8 @@ with the bot type the handler takes."""
 
 def ours(matcher: type[Matcher] | Matcher) -> bool:
     """Whether ``matcher`` belongs to this plugin."""
-    return (matcher.module_name or "").startswith(PLUGIN_MODULE)
+    module = matcher.module_name or ""
+    return module == PLUGIN_MODULE or module.startswith(PLUGIN_MODULE + ".")
 
 
 def command_words(matcher: type[Matcher]) -> set[str]:
@@ -135,7 +143,8 @@ def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
     found = []
     for priority in sorted(matchers):
         for matcher in list(matchers[priority]):
-            if ours(matcher) and matcher is not dispatcher:
+            if (ours(matcher) and matcher not in DISPATCHERS.values()
+                    and matcher.type == "message" and not matcher.temp):
                 matcher.destroy()
                 found.append(matcher)
     OURS[:] = found
@@ -154,30 +163,62 @@ def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
             _plain.append((matcher, check))
             if check is not None and (direct := _direct_handler(matcher)) is not None:
                 _direct[matcher] = direct
+    for priority in sorted({m.priority for m in found} - set(DISPATCHERS)):
+        dispatcher = on_message(rule=Rule(_candidates_at(priority)), priority=priority,
+                                block=False)
+        dispatcher.handle()(_run_candidates)
+        DISPATCHERS[priority] = dispatcher
 
 
-async def _candidates(event: Event, state: T_State) -> bool:
+@event_preprocessor
+async def _fresh_holder(state: T_State) -> None:
+    """A place in the event's state, shared by every matcher's copy of it, where the
+    first dispatcher leaves the event's candidates for the others."""
+    state[HOLDER] = {}
+
+
+async def _all_candidates(event: Event, state: T_State) -> list[type[Matcher]]:
+    """Every matcher of ours that may take the event, in priority order."""
     command = (state.get(PREFIX_KEY) or {}).get(CMD_KEY)
     found = list(_by_word.get(command[0], ())) if command and len(command) == 1 else []
     for matcher, check in _plain:
-        if check is None or await check(event):
+        try:
+            fits = check is None or await check(event)
+        except Exception:  # noqa: BLE001 - as NoneBot does with a failing rule
+            logger.exception(f"rule of {matcher} failed")
+            fits = False
+        if fits:
             found.append(matcher)
     found.sort(key=_rank.__getitem__)
-    state[CANDIDATES] = found
-    return bool(found)
+    return found
 
 
-dispatcher = on_message(rule=Rule(_candidates), priority=5, block=False)
+def _candidates_at(priority: int) -> Callable[[Event, T_State], Awaitable[bool]]:
+    """The rule of the dispatcher at ``priority``: whether a matcher of ours of that
+    priority may take the event (the candidates are worked out once per event)."""
+
+    async def candidates(event: Event, state: T_State) -> bool:
+        holder = state.get(HOLDER)
+        if holder is None:
+            holder = state[HOLDER] = {}
+        if "found" not in holder:
+            holder["found"] = await _all_candidates(event, state)
+        here = [m for m in holder["found"] if m.priority == priority]
+        state[CANDIDATES] = here
+        return bool(here)
+
+    return candidates
 
 
-@dispatcher.handle()
-async def _(matcher: Matcher, bot: Bot, event: Event, state: T_State) -> None:
+async def _run_candidates(matcher: Matcher, bot: Bot, event: Event, state: T_State) -> None:
+    """The dispatchers' handler: run this priority's candidates in order until one takes
+    the event (each of ours blocks: the event then goes no further)."""
     found: list[type[Matcher]] = state.pop(CANDIDATES, [])
     for inner in found:
         direct = _direct.get(inner)
         if direct is not None and isinstance(bot, direct[0]):  # its rule passed: run it
+            matcher.stop_propagation()  # handled, even if the handler fails
             await direct[1](bot=bot, event=event)
-            matcher.stop_propagation()
             return
         try:
             await check_and_run_matcher(inner, bot, event, dict(state))
