@@ -1,0 +1,34 @@
+"""The benchmark scripts run at their smallest size, to prove they still work (their
+figures go to the README, not to assertions): the load benchmark against the real bot
+and its echo floor, and the per-move save benchmark."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, timeout: float = 180) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    return done.stdout
+
+
+def test_load_benchmark_smallest_size() -> None:
+    out = run("bench/load.py", "--tables", "1", "--moves", "6")
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert int(cells[1]) >= 6  # accepted moves measured
+    assert cells[2].endswith("ms") and cells[4].endswith("ms")  # announcement and floor p50
+    assert cells[8] == "0"  # no failed move
+
+
+def test_save_benchmark_smallest_size() -> None:
+    out = run("bench/save_bench.py", "--saves", "20", "--tables", "5")
+    assert re.search(r"Store\.save_live_text\s+median [\d.]+ ms", out)
+    assert "'database is locked': 0" in out
