@@ -548,7 +548,12 @@ class Session:
             if mode == "double":
                 await self.kill_while_starting(param[1])
         elif mode == "reply":
-            await self.sim.wait_for(self._answer_pred(action), timeout=self.timeout, since=mark)
+            # The kill may come on a message before the reply to the action (the table's
+            # group announcement before the player's private confirmation): then there is
+            # no reply to wait for.
+            answer = self._answer_pred(action)
+            await self.sim.wait_for(lambda s: self._triggered or answer(s),
+                                    timeout=self.timeout, since=mark)
             await self.sim.wait_idle(quiet=0.3, timeout=self.timeout)
             if not self._triggered:  # fewer replies than planned: kill once settled
                 self._trigger = None
