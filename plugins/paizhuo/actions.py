@@ -382,12 +382,13 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
     if table.playing and table.setting("auto_pass"):
         outs += _auto_passes(table)
     if table.playing and adapter.is_over(table.engine):
-        uid, message, number = await REGISTRY.record_finished(table)
+        record, message, number = await REGISTRY.record_finished(table)
         log_event(table, "finished", number=number)
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
-        table.announcing.append((uid, end))
-        details = end_details(adapter, table.engine, table.seats, table.group_id, number)
+        table.announcing.append((record.uid, end))
+        details = end_details(adapter, table.engine, table.seats, table.group_id, number,
+                              message.extract_plain_text(), record.summary.get("replay"))
         if details is not None:
             outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left

@@ -5,6 +5,7 @@ table after a move (图片桌面). Every picture carries its text as the fallbac
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +16,6 @@ from plugins.paizhuo.config import Config
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games.base import GameAdapter, SeatView
 from plugins.paizhuo.messaging import Outgoing, plain
-from plugins.paizhuo.replay import capture, run
 
 
 @get_driver().on_startup
@@ -42,33 +42,33 @@ def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = Non
     return Outgoing(kind, target, plain(text), image=image)
 
 
-def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView],
-                 number: int | None) -> str | None:
-    """The end-of-game details (本局详情): the result as the end message says it, then
-    every hand as dealt with each player's role, and the dealer, spy cards and tribute
-    (抓特务, Z-8) or the bottom (挖坑, W-3) or the cards set aside (手把一) — what the
-    group could not see while it played. None when the deal cannot be rebuilt from the
-    game's replay (the details would only repeat the end message)."""
-    from plugins.paizhuo.records import _deal_lines
+def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number: int | None,
+                 end_text: str, replay: dict | None) -> str | None:
+    """The end-of-game details (本局详情): the result as the end message ``end_text`` says
+    it, then every hand as dealt with each player's role, and the dealer, spy cards and
+    tribute (抓特务, Z-8) or the bottom (挖坑, W-3) or the cards set aside (手把一) — what
+    the group could not see while it played. The deal is the one the game's ``replay``
+    (captured with its record) starts from; None without a replay (the details would
+    only repeat the end message)."""
+    from plugins.paizhuo.records import deal_lines
 
-    replay = capture(game)
     if replay is None:
         return None
-    result = adapter.end(game, seats).extract_plain_text().splitlines()
+    dealt = type(game).from_json(copy.deepcopy(replay["deal"]))
     title = f"【{adapter.name}】第 {number} 局详情" if number else f"【{adapter.name}】本局详情"
-    lines = [title, *result[1:], *_deal_lines(adapter, run(type(game), replay).dealt, game, seats)]
+    lines = [title, *end_text.splitlines()[1:], *deal_lines(adapter, dealt, game, seats)]
     if number:
         lines.append(f"每一手：/对局 {number}")
     return "\n".join(lines)
 
 
 def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
-                number: int | None) -> Outgoing | None:
+                number: int | None, end_text: str, replay: dict | None) -> Outgoing | None:
     """The end-of-game details (``details_text``) for the group, sent after the end
     message: a picture when pictures are on, otherwise one merged-forward message
     (合并转发); either way the plain text when the OneBot call fails. None when there
     are no details to add."""
-    text = details_text(adapter, game, seats, number)
+    text = details_text(adapter, game, seats, number, end_text, replay)
     if text is None:
         return None
     if pictures_on():

@@ -194,7 +194,10 @@ def _dealt_hands(game: Any) -> list[list[int]]:
     return hands
 
 
-def _deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
+def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
+    """``发牌：`` then ``1.名字（身份）：牌`` per seat of ``game`` as dealt (roles from the
+    ``final`` game), then the dealer, spy cards and tribute (Z-8), the bottom (W-3) or
+    the cards set aside (手把一)."""
     lines = ["发牌："]
     roles = []
     for s in range(game.players):
@@ -286,7 +289,7 @@ def replay_text(entry: GameEntry, names: dict[str, str]) -> str:
                   + (f" 第{place}名" if place else "") + f" {RESULT_TEXT.get(result, result)} {signed(points)}"
                   for user, seat, role, place, result, points in entry.players]
         return "\n".join(lines)
-    lines += _deal_lines(adapter, rebuilt.dealt, rebuilt.final, seats)
+    lines += deal_lines(adapter, rebuilt.dealt, rebuilt.final, seats)
     lines.append("过程：")
     lines += _event_lines(adapter, rebuilt.steps, seats)
     if entry.void or not adapter.is_over(rebuilt.final):

@@ -333,13 +333,13 @@ class Registry:
         except Exception as err:
             raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
 
-    async def record_finished(self, table: Table) -> tuple[str, Message, int | None]:
+    async def record_finished(self, table: Table) -> tuple[FinishedGame, Message, int | None]:
         """The game is over: mark the table finished (waiting for ``/继续``) and, in one
         transaction, write the game's record, its end message (pending until
         announced) and the table's new state — or, when no human is seated, delete the
         table (a table of computer players closes after its game). Writing the same game
-        twice is a no-op (its uid is unique). Returns ``(game uid, end message, the game's
-        number in its group 第 N 局 or None)``.
+        twice is a no-op (its uid is unique). Returns ``(the record written (uid, summary
+        with the replay), end message, the game's number in its group 第 N 局 or None)``.
 
         Raises:
             SaveFailed: the store raised; nothing was written (the table in memory is
@@ -371,7 +371,7 @@ class Registry:
         except Exception as err:  # noqa: BLE001 - the number is only shown
             logger.warning(f"event=game_number_failed uid={record.uid} cause={err!r}")
             number = None
-        return record.uid, message, number
+        return record, message, number
 
     async def record_void(self, table: Table) -> int | None:
         """``/结束`` during a game: close the table and, in the same transaction, keep the

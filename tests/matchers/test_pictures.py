@@ -20,6 +20,7 @@ from plugins.paizhuo import render
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.pictures import details_text
+from plugins.paizhuo.replay import capture
 from plugins.paizhuo.tables import REGISTRY
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
@@ -53,7 +54,8 @@ def test_end_summary_and_table_pictures_render(name: str, size: int) -> None:
     table_png = render.text_card(adapter.table(game, SEATS[:size]).extract_plain_text())
     assert decode(table_png).height >= 44 + 32 * size
     play_out(adapter, game, SEATS[:size], random.Random(3))
-    text = details_text(adapter, game, SEATS[:size], 7)
+    end_text = adapter.end(game, SEATS[:size]).extract_plain_text()
+    text = details_text(adapter, game, SEATS[:size], 7, end_text, capture(game))
     assert text is not None and text.startswith(f"【{name}】第 7 局详情") and "发牌：" in text
     assert all(f"{s + 1}.玩家{s}" in text for s in range(size))
     image = decode(render.text_card(text))
