@@ -1,6 +1,6 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
 figures go to the README, not to assertions): the load benchmark against the real bot
-and its echo floor, and the per-move save benchmark."""
+and its echo floor, the CPU per event, and the per-move save benchmark."""
 
 from __future__ import annotations
 
@@ -32,3 +32,9 @@ def test_save_benchmark_smallest_size() -> None:
     out = run("bench/save_bench.py", "--saves", "20", "--tables", "5")
     assert re.search(r"Store\.save_live_text\s+median [\d.]+ ms", out)
     assert "'database is locked': 0" in out
+
+
+def test_event_cpu_benchmark_smallest_size() -> None:
+    out = run("bench/event_cpu.py", "--events", "3", "--gap", "0.01")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and " ms |" in line]
+    assert len(rows) == 4 and rows[0].startswith("| echo |")
