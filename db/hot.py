@@ -1,40 +1,74 @@
-"""The per-move save on a SQLite file (热路径): one dedicated ``sqlite3`` connection used
-by one thread, with group commit.
+"""The per-move save on a SQLite file (热路径): two dedicated ``sqlite3`` connections,
+one used on the event loop without waiting, one on a thread with group commit.
 
 Every accepted move waits for its table's save before anything is sent (``run_locked``).
 Done one statement at a time through ``aiosqlite`` each save took two or three trips to
 the connection's thread and back, one at a time for the whole process; with a couple of
 hundred busy tables the saves queued behind each other for half a second and more
-(``bench/load.py``). Here the saves that arrive while a batch is being written wait
-together and go in the next batch: one trip to the thread and one transaction for all of
-them, each save's own outcome reported to its caller, and nobody told "saved" before the
-``COMMIT`` has returned (WAL, ``synchronous=NORMAL``: a killed process loses nothing that
-was reported saved).
+(``bench/load.py``). Under load every trip to a thread and back also waits its turn on
+the busy event loop, more than the write itself (a few hundredths of a millisecond).
+
+So a save is first tried right away on the event loop, when no batch is being written:
+one upsert on a connection whose busy timeout is 0 and which never checkpoints (with WAL
+and ``synchronous=NORMAL`` a commit writes to the WAL and does not wait for the disk; the
+checkpoints, which do, run on the thread). When the database is locked by another writer
+(a record being written through SQLAlchemy) it does not wait: the save goes to the
+thread, where it waits in SQLite's busy handler, and the saves that arrive while that
+batch is written wait together and go in the next batch: one trip to the thread and one
+transaction for all of them, each save's own outcome reported to its caller. Nobody is
+told "saved" before the ``COMMIT`` has returned (a killed process loses nothing that was
+reported saved).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+log = logging.getLogger(__name__)
+
 Params = tuple[str, str, str, str, str | None]
 """``(group_id, game, state JSON, updated_at text, account)`` of one upsert."""
 
 
+class _Busy:
+    """The outcome of a save tried on the event loop while another writer held the lock."""
+
+
+BUSY = _Busy()
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+
+
+def _busy(err: BaseException) -> bool:
+    """Whether ``err`` says the database was locked by another connection (a primary
+    result code of ``SQLITE_BUSY`` / ``SQLITE_LOCKED``)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "locked" in str(err)
+
+
 class HotSaver:
-    """Group-committing writer of the ``live_tables`` upsert on one SQLite file.
+    """Writer of the ``live_tables`` upsert on one SQLite file: at once on the event loop
+    when the database is free, else group-committed on a thread.
 
     ``connect_args`` / ``connect_kwargs`` are ``sqlite3.connect``'s (from the SQLAlchemy
-    dialect), ``pragmas`` run once on the new connection, ``upsert`` takes one
-    :data:`Params` and changes 0 rows when the row belongs to another account, ``owner``
-    reads a row's account. A batch does not take the store's asyncio write lock: it waits
-    for another writer's transaction in SQLite's busy handler, on its own thread, so
-    the saves never queue behind the event loop's other writes.
+    dialect), ``pragmas`` run once on each new connection (the event loop's then gets a
+    busy timeout of 0 and no automatic checkpoints), ``upsert`` takes one :data:`Params`
+    and changes 0 rows when the row belongs to another account, ``owner`` reads a row's
+    account. Neither path takes the store's asyncio write lock: a batch waits for another
+    writer's transaction in SQLite's busy handler, on its own thread, so the saves never
+    queue behind the event loop's other writes.
     """
+
+    CHECKPOINT_EVERY = 500
+    """Saves on the event loop between two checkpoints (run on the thread); a save adds
+    about two pages to the WAL, so it stays near SQLite's usual 1000."""
 
     def __init__(self, connect_args: Sequence[Any], connect_kwargs: dict[str, Any],
                  pragmas: Sequence[str], upsert: str, owner: str) -> None:
@@ -45,31 +79,39 @@ class HotSaver:
         self._owner = owner
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paizhuo-save")
         self._conn: sqlite3.Connection | None = None
+        self._now: sqlite3.Connection | None = None
+        self._since_checkpoint = 0
         self._pending: list[tuple[Params, asyncio.Future[str | None]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._closed = False
         self.batches = 0
-        """Transactions written so far (for the benchmark)."""
+        """Batches written on the thread so far (for the benchmark and tests)."""
+        self.at_once = 0
+        """Saves written on the event loop so far (same)."""
 
     # ---- on the saver's thread -------------------------------------------------------------
+    def _open(self, extra: Sequence[str] = ()) -> sqlite3.Connection:
+        conn = sqlite3.connect(*self._args, **{**self._kwargs, "isolation_level": None})
+        try:
+            for pragma in [*self._pragmas, *extra]:
+                conn.execute(pragma)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            conn = sqlite3.connect(*self._args, **{**self._kwargs, "isolation_level": None})
-            try:
-                for pragma in self._pragmas:
-                    conn.execute(pragma)
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
+            self._conn = self._open()
         return self._conn
 
-    def _write(self, batch: list[Params]) -> list[str | None] | BaseException:
-        """One transaction for the batch: ``None`` for a saved row, the owning account
-        for a row of another account (not written); the error when the transaction
-        failed (nothing written)."""
+    def _write(self, batch: list[Params], conn: sqlite3.Connection | None = None
+               ) -> list[str | None] | BaseException:
+        """One transaction for the batch (on ``conn``, by default the thread's): ``None``
+        for a saved row, the owning account for a row of another account (not written);
+        the error when the transaction failed (nothing written)."""
         try:
-            conn = self._connection()
+            conn = conn or self._connection()
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as err:
             return err
@@ -92,16 +134,58 @@ class HotSaver:
     def _run(self, sql: str) -> None:
         self._connection().execute(sql)
 
+    # ---- on the event loop, without waiting ------------------------------------------------
+    def _write_now(self, params: Params) -> str | None | _Busy:
+        """The save written at once on the event loop's connection, or :data:`BUSY` when
+        another writer holds the database (nothing written: the caller goes to the
+        thread). Raises the ``sqlite3.Error`` of any other failure (nothing written)."""
+        try:
+            if self._now is None:
+                self._now = self._open(["PRAGMA busy_timeout=0", "PRAGMA wal_autocheckpoint=0"])
+            outcome = self._write([params], self._now)
+        except sqlite3.OperationalError as err:
+            outcome = err
+        if isinstance(outcome, BaseException):
+            if _busy(outcome):
+                return BUSY
+            raise outcome
+        self.at_once += 1
+        self._since_checkpoint += 1
+        if self._since_checkpoint >= self.CHECKPOINT_EVERY:
+            self._since_checkpoint = 0
+            self._checkpoint()
+        return outcome[0]
+
+    def _checkpoint(self) -> None:
+        """A ``RESTART`` checkpoint on the thread (it waits for the disk). A passive one
+        would rarely catch up with saves that keep coming, and the WAL only starts over
+        after a complete one; this one makes the saves arriving meanwhile find the
+        database busy, so they wait on the thread and go in one batch after it. A failure
+        is only logged (the next one retries; SQLAlchemy's connections checkpoint too)."""
+        def done(future: asyncio.Future[None]) -> None:
+            if not future.cancelled() and future.exception() is not None:
+                log.warning("WAL checkpoint failed: %r", future.exception())
+
+        with contextlib.suppress(RuntimeError):  # the executor was shut down
+            asyncio.get_running_loop().run_in_executor(
+                self._executor, self._run, "PRAGMA wal_checkpoint(RESTART)").add_done_callback(done)
+
     # ---- on the event loop -----------------------------------------------------------------
     async def save(self, params: Params) -> str | None:
-        """Write one upsert with the next batch; returns ``None`` once committed, or the
-        account that owns the row when it belongs to another account (nothing written).
+        """Write one upsert, at once when no batch is being written and the database is
+        free, else with the next batch; returns ``None`` once committed, or the account
+        that owns the row when it belongs to another account (nothing written).
 
         Raises:
-            sqlite3.Error: the batch's transaction failed (nothing of it was written).
+            sqlite3.Error: the write or the batch's transaction failed (nothing of it was
+                written).
         """
         if self._closed:
             raise sqlite3.ProgrammingError("the saver is closed")
+        if not self._pending and (self._flusher is None or self._flusher.done()):
+            outcome = self._write_now(params)
+            if outcome is not BUSY:
+                return outcome  # type: ignore[return-value]
         loop = asyncio.get_running_loop()
         future: asyncio.Future[str | None] = loop.create_future()
         self._pending.append((params, future))
@@ -140,9 +224,12 @@ class HotSaver:
                     future.set_result(outcome[i])
 
     async def execute(self, sql: str) -> None:
-        """Run one statement on the saver's connection (a PRAGMA; tests use it to make
-        the connection read-only)."""
+        """Run one statement on both of the saver's connections (a PRAGMA; tests use it
+        to make them read-only)."""
         await asyncio.get_running_loop().run_in_executor(self._executor, self._run, sql)
+        if self._now is None:
+            self._now = self._open(["PRAGMA busy_timeout=0", "PRAGMA wal_autocheckpoint=0"])
+        self._now.execute(sql)
 
     async def close(self) -> None:
         """Write what is pending, then close the connection and stop the thread; later
@@ -151,6 +238,10 @@ class HotSaver:
         if self._flusher is not None and not self._flusher.done():
             with contextlib.suppress(Exception):
                 await self._flusher
+
+        if self._now is not None:
+            self._now.close()
+            self._now = None
 
         def shut() -> None:
             if self._conn is not None:

@@ -6,6 +6,7 @@ that leaves nothing behind."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -96,24 +97,77 @@ async def test_many_concurrent_writers_in_one_process_never_see_a_lock(store: St
     assert len(saved) == 200 and {s["move"] for _g, s in saved.values()} == {4}
 
 
+async def hold_lock(store: Store, seconds: float) -> None:
+    """Another connection holds the write lock for ``seconds`` (within the busy timeout)."""
+    other = sqlite3.connect(db_file(store), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        await asyncio.sleep(seconds)
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+async def test_a_save_on_a_free_database_is_committed_at_once(store: Store) -> None:
+    """db/hot.py: with nobody else writing, a save is written on the event loop, without a
+    trip to the thread, and is committed when it returns (another connection reads it)."""
+    hot = await store.hot_connection()
+    await store.save_live("g1", "抓特务", {"v": 1})
+    at_once, batches = hot.at_once, hot.batches
+    await store.save_live("g1", "抓特务", {"v": 2})
+    assert (hot.at_once, hot.batches) == (at_once + 1, batches)
+    other = sqlite3.connect(db_file(store))
+    try:
+        state = other.execute("SELECT state FROM live_tables WHERE group_id='g1'").fetchone()[0]
+        assert json.loads(state) == {"v": 2}
+    finally:
+        other.close()
+
+
+async def test_saves_on_the_event_loop_leave_the_checkpoints_to_the_thread(store: Store) -> None:
+    """The event loop's connection never checkpoints (that waits for the disk); the thread
+    does, every ``CHECKPOINT_EVERY`` saves, so the WAL does not grow without end."""
+    hot = await store.hot_connection()
+    await store.save_live("g0", "抓特务", {"v": 0})
+    assert hot._now.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    assert hot._now.execute("PRAGMA busy_timeout").fetchone()[0] == 0
+    wal = Path(db_file(store) + "-wal")
+    pad = "x" * 1500
+    for i in range(3000):
+        await store.save_live(f"g{i % 50}", "抓特务", {"v": i, "pad": pad})
+        if i % 100 == 0:
+            await asyncio.sleep(0.01)  # the thread's checkpoint gets its turn
+    await asyncio.sleep(0.1)
+    assert hot.at_once + hot.batches >= 3000
+    page = hot._now.execute("PRAGMA page_size").fetchone()[0]
+    # Each save adds about two pages to the WAL: without the thread's checkpoints 3000
+    # saves leave some 6000 pages; with them it restarts after every complete one.
+    assert wal.stat().st_size < 2500 * page
+
+
 async def test_saves_arriving_together_commit_together_each_with_its_own_outcome(
         store: Store) -> None:
-    """Group commit (db/hot.py): saves that arrive while a batch is written go in one
-    transaction; a row of another account is refused on its own while the rest of its
-    batch is saved; a batch whose transaction fails reports the failure to every save in
-    it and writes none of them."""
+    """Group commit (db/hot.py): while another writer holds the lock, saves go to the
+    thread and those that arrive while a batch is written go in one transaction; a row of
+    another account is refused on its own while the rest of its batch is saved; a batch
+    whose transaction fails reports the failure to every save in it and writes none of
+    them."""
     from db import LiveTableTaken
 
     await store.save_live("taken", "抓特务", {"v": 0}, account="20002")
     hot = await store.hot_connection()
-    before = hot.batches
+    before, at_once = hot.batches, hot.at_once
+    holder = asyncio.ensure_future(hold_lock(store, 0.05))
+    await asyncio.sleep(0.01)
     results = await asyncio.gather(
         *(store.save_live(f"g{i}", "抓特务", {"v": i}, account="10001") for i in range(50)),
         store.save_live("taken", "抓特务", {"v": 99}, account="10001"),
         return_exceptions=True)
+    await holder
     assert results[:50] == [None] * 50
     assert isinstance(results[50], LiveTableTaken)
-    assert hot.batches - before < 10  # 51 saves, a handful of transactions
+    assert hot.at_once == at_once  # the first found the lock taken: all went to the thread
+    assert 1 <= hot.batches - before < 5  # 51 saves, a handful of transactions
     saved = await store.load_live()
     assert saved["taken"] == ("抓特务", {"v": 0}) and saved["g49"] == ("抓特务", {"v": 49})
 
@@ -219,18 +273,22 @@ async def test_a_failed_batch_fails_only_its_own_saves(store: Store, monkeypatch
     write = hot._write
     calls = 0
 
-    def flaky(batch):
+    def flaky(batch, conn=None):
         nonlocal calls
-        calls += 1
-        if calls == 2:
-            raise RuntimeError("the save thread is gone")
-        return write(batch)
+        if conn is None:  # a batch on the thread
+            calls += 1
+            if calls == 2:
+                raise RuntimeError("the save thread is gone")
+        return write(batch, conn)
 
     monkeypatch.setattr(hot, "_write", flaky)
+    holder = asyncio.ensure_future(hold_lock(store, 0.05))  # the saves go to the thread
+    await asyncio.sleep(0.01)
     first = asyncio.ensure_future(store.save_live("g1", "抓特务", {"v": 1}))
     await asyncio.sleep(0)  # g1's batch is on its way to the thread
     second = asyncio.ensure_future(store.save_live("g2", "抓特务", {"v": 2}))
     assert await first is None
+    await holder
     with pytest.raises(RuntimeError, match="thread is gone"):
         await second
     assert await store.save_live("g3", "抓特务", {"v": 3}) is None
