@@ -49,6 +49,7 @@ from nonebot.message import event_preprocessor
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from plugins.paizhuo import scope
 from plugins.paizhuo.config import Config
 
 WS_PATH = "/onebot/v11/ws"
@@ -255,7 +256,12 @@ def check_startup(driver: Any) -> None:
 
 class GuardedAdapter(Adapter):
     """The OneBot v11 adapter with the rules in this module's docstring (same name, same
-    :class:`Bot`, so plugins see no difference)."""
+    :class:`Bot`, so plugins see no difference). Each event is handled in its scope
+    (``scope.py``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        scope.provided = True
 
     def setup_http_server(self, setup: HTTPServerSetup) -> None:
         """Serve the HTTP POST routes only when ``ONEBOT_HTTP_POST=true``."""
@@ -282,7 +288,7 @@ class GuardedAdapter(Adapter):
                 bot = Bot(self, self_id)
                 self.bot_connect(bot)
                 logger.info(f"牌桌: Bot {self_id} 通过 HTTP POST 上报")
-            self._spawn(cast(Bot, bot).handle_event(event))
+            self._spawn(scope.handling(bot, event, cast(Bot, bot).handle_event(event)))
         return Response(204)
 
     async def _handle_ws(self, websocket: WebSocket) -> None:
@@ -334,7 +340,7 @@ class GuardedAdapter(Adapter):
             logger.warning(f"牌桌: 跳过 Bot {bot.self_id} 的一个无法处理的帧（{type(err).__name__}）：{preview}")
             return
         if event is not None:
-            self._spawn(bot.handle_event(event))
+            self._spawn(scope.handling(bot, event, bot.handle_event(event)))
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)

@@ -4,6 +4,7 @@ other plugins' matchers, and what is ours does not."""
 
 from __future__ import annotations
 
+import pytest
 from chat_support import GROUP, A, Has, expect_friends, expect_group, gmsg, make_bot
 from nonebot import on_message
 from nonebot.adapters.onebot.v11 import Bot, MessageEvent
@@ -86,3 +87,92 @@ async def test_moves_are_handled_without_a_second_nonebot_run(app: App) -> None:
                             {"message_id": 1})
         ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
                             {"message_id": 2})
+
+
+@pytest.fixture
+def scoped(monkeypatch: pytest.MonkeyPatch):
+    """Events handled the way the bot's own adapter handles them: each in its scope
+    (``scope.py``), with the dispatchers' parameterless rules."""
+    import nonebot.message
+
+    from plugins.paizhuo import scope
+
+    handle = nonebot.message.handle_event
+
+    async def in_scope(bot, event) -> None:
+        token = scope.CURRENT.set(scope.EventScope(bot, event))
+        try:
+            await handle(bot=bot, event=event)
+        finally:
+            scope.CURRENT.reset(token)
+
+    monkeypatch.setattr(nonebot.message, "handle_event", in_scope)
+    dispatch.use_scopes()
+    try:
+        yield
+    finally:
+        dispatch.use_scopes(False)
+
+
+async def test_in_scope_chat_passes_no_rule_of_ours_and_reaches_the_next_plugin(
+        app: App, scoped) -> None:
+    """With events in scope the dispatchers' rules decide without NoneBot's parameters:
+    chat fails every rule of ours (no dispatcher runs) and goes on; a command and a move
+    are answered as before, and nothing of ours goes on."""
+    from chat_support import HANDS3, seat_table
+
+    heard: list[str] = []
+    other = on_message(priority=50, block=True)
+
+    @other.handle()
+    async def _(bot: Bot, event: MessageEvent) -> None:
+        heard.append(event.get_plaintext())
+
+    try:
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))
+            for dispatcher in dispatch.DISPATCHERS.values():
+                ctx.should_not_pass_rule(dispatcher)
+            ctx.receive_event(bot, gmsg(A, "/牌桌"))
+            ctx.should_pass_rule(dispatch.DISPATCHERS[table.table_cmd.priority])
+            expect_group(ctx, "本群还没有牌桌")
+        await seat_table(HANDS3, leader=0)
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "出 3"))
+            ctx.should_pass_rule(dispatch.DISPATCHERS[5])
+            ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
+                                {"message_id": 1})
+            ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
+                                {"message_id": 2})
+            ctx.receive_event(bot, gmsg(A, "/echo hi"))
+    finally:
+        other.destroy()
+    assert heard == ["今天谁来打牌", "/echo hi"]
+
+
+async def test_parameterless_rules_without_a_scope_leave_the_choice_to_the_handler(
+        app: App) -> None:
+    """The parameterless rules under an adapter that gives no scope (a test, another
+    adapter): the rule passes and the dispatcher's handler works the candidates out, so
+    chat still reaches other plugins and commands are still answered."""
+    heard: list[str] = []
+    other = on_message(priority=50, block=True)
+
+    @other.handle()
+    async def _(bot: Bot, event: MessageEvent) -> None:
+        heard.append(event.get_plaintext())
+
+    dispatch.use_scopes()
+    try:
+        async with app.test_matcher() as ctx:
+            bot = make_bot(ctx)
+            ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))
+            ctx.should_pass_rule(dispatch.DISPATCHERS[5])
+            ctx.receive_event(bot, gmsg(A, "/牌桌"))
+            expect_group(ctx, "本群还没有牌桌")
+    finally:
+        dispatch.use_scopes(False)
+        other.destroy()
+    assert heard == ["今天谁来打牌"]

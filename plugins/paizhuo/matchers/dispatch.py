@@ -27,14 +27,16 @@ import typing
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from nonebot import logger, on_message
-from nonebot.adapters import Bot, Event
+from nonebot import get_driver, logger, on_message
+from nonebot.adapters import Event
 from nonebot.consts import CMD_KEY, PREFIX_KEY
 from nonebot.exception import StopPropagation
-from nonebot.matcher import Matcher, matchers
+from nonebot.matcher import Matcher, current_bot, current_event, current_matcher, matchers
 from nonebot.message import check_and_run_matcher, event_preprocessor
-from nonebot.rule import CommandRule, IsTypeRule, Rule
+from nonebot.rule import CommandRule, IsTypeRule, Rule, TrieRule
 from nonebot.typing import T_State
+
+from plugins.paizhuo import scope
 
 PLUGIN_MODULE = "plugins.paizhuo"
 CANDIDATES = "paizhuo_candidates"
@@ -168,6 +170,23 @@ def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
                                 block=False)
         dispatcher.handle()(_run_candidates)
         DISPATCHERS[priority] = dispatcher
+    if scope.provided:
+        use_scopes()
+
+
+def use_scopes(on: bool = True) -> None:
+    """Give the dispatchers rules that take no parameters and read the event from its
+    scope (``scope.py``): the bot's own adapter handles every event in one. Called at
+    startup when that adapter is registered (or by :func:`adopt` when it already was);
+    ``on=False`` gives back the rules that take ``event`` and ``state``."""
+    for priority, dispatcher in DISPATCHERS.items():
+        dispatcher.rule = Rule(_scoped_candidates_at(priority) if on else _candidates_at(priority))
+
+
+@get_driver().on_startup
+async def _scopes_at_startup() -> None:
+    if scope.provided:
+        use_scopes()
 
 
 @event_preprocessor
@@ -210,10 +229,38 @@ def _candidates_at(priority: int) -> Callable[[Event, T_State], Awaitable[bool]]
     return candidates
 
 
-async def _run_candidates(matcher: Matcher, bot: Bot, event: Event, state: T_State) -> None:
-    """The dispatchers' handler: run this priority's candidates in order until one takes
+def _scoped_candidates_at(priority: int) -> Callable[[], Awaitable[bool]]:
+    """:func:`_candidates_at` for events handled in a scope: no parameters to solve (the
+    command word is parsed once more, as NoneBot did for the state); without a scope it
+    passes, and the handler works the candidates out from the matcher's state."""
+
+    async def candidates() -> bool:
+        current = scope.CURRENT.get()
+        if current is None:
+            return True
+        found = current.data.get(CANDIDATES)
+        if found is None:
+            parsed: T_State = {}
+            TrieRule.get_value(current.bot, current.event, parsed)
+            found = current.data[CANDIDATES] = await _all_candidates(current.event, parsed)
+        return any(m.priority == priority for m in found)
+
+    return candidates
+
+
+async def _run_candidates() -> None:
+    """The dispatchers' handler (no parameters: the matcher, bot and event are the ones
+    NoneBot set for the run): run this priority's candidates in order until one takes
     the event (each of ours blocks: the event then goes no further)."""
-    found: list[type[Matcher]] = state.pop(CANDIDATES, [])
+    matcher, bot, event = current_matcher.get(), current_bot.get(), current_event.get()
+    state = matcher.state
+    found: list[type[Matcher]] | None = state.pop(CANDIDATES, None)
+    if found is None:
+        current = scope.CURRENT.get()
+        every = current.data.get(CANDIDATES) if current is not None else None
+        if every is None:
+            every = await _all_candidates(event, state)
+        found = [m for m in every if m.priority == matcher.priority]
     for inner in found:
         direct = _direct.get(inner)
         if direct is not None and isinstance(bot, direct[0]):  # its rule passed: run it
