@@ -21,6 +21,10 @@ a fake clock.
   recently goes first (round robin), so one busy group cannot crowd out the others.
 * An item with a ``coalesce`` key replaces a waiting item of the same conversation with
   the same key (several hand updates of one player collapse into the latest).
+* A message that may go at once has its call started by ``submit`` itself, and when a
+  call ends the next message of its conversation starts from there: no dispatcher task
+  to wake in between (on a busy event loop every task switch waits its turn). A
+  timekeeper task runs only while something waits for a token or a back-off.
 
 The token bucket is our own (a dozen lines) rather than ``aiolimiter``: aiolimiter reads
 the event loop's clock, which a fake clock cannot drive, and the dispatcher needs to ask
@@ -152,12 +156,16 @@ class SendScheduler:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._flights: set[asyncio.Task[None]] = set()
+        self._stopping = False
 
     # ---- public -------------------------------------------------------------------------
     def submit(self, item: Item) -> asyncio.Future[bool]:
         """Queue ``item`` on its conversation; the future becomes ``True`` once it was
         sent (or superseded by a newer item with the same ``coalesce`` key), ``False``
-        once it was given up. Never raises for a failed send. Needs a running loop."""
+        once it was given up. Never raises for a failed send. Needs a running loop.
+
+        A message that may go at once (its conversation idle, a token free, nothing more
+        urgent waiting) has its call started before this returns."""
         loop = asyncio.get_running_loop()
         conv = self._convs.setdefault((item.kind, item.target), _Conversation())
         if item.coalesce is not None:
@@ -170,29 +178,33 @@ class SendScheduler:
         entry = _Entry(item, loop.create_future(), next(self._seq), self.clock.now(),
                        self.retries if group else 1, GROUP_FIRST if group else PRIVATE_LATER)
         conv.queue.append(entry)
-        self.start()
-        self._wake.set()
+        self._kick(self._dispatch())
         return entry.future
 
     def start(self) -> None:
-        """Start the dispatcher (again, if it stopped)."""
+        """Start the timekeeper (again, if it stopped): the task that starts the calls
+        that must wait (for a token, a back-off, a starving private message)."""
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
-        """Stop dispatching; calls in flight are cancelled and every waiting message is
-        answered ``False``."""
-        tasks = [t for t in (self._task, *self._flights) if t is not None]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(BaseException):
-                await task
-        for conv in self._convs.values():
-            for entry in conv.queue:
-                if not entry.future.done():
-                    entry.future.set_result(False)
-        self._convs.clear()
+        """Stop dispatching; calls in flight are cancelled and every waiting message (and
+        every message whose call was cancelled) is answered ``False``."""
+        self._stopping = True
+        try:
+            tasks = [t for t in (self._task, *self._flights) if t is not None]
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(BaseException):
+                    await task
+            for conv in self._convs.values():
+                for entry in conv.queue:
+                    if not entry.future.done():
+                        entry.future.set_result(False)
+            self._convs.clear()
+        finally:
+            self._stopping = False
 
     def waiting(self) -> int:
         """Messages queued and not yet in flight."""
@@ -226,6 +238,30 @@ class SendScheduler:
                 best, best_key = conv, key
         return best
 
+    def _dispatch(self) -> float | None:
+        """Start every call that may start now, most urgent first; returns when the
+        timekeeper must look again (a token, a back-off ending), ``None`` for never."""
+        if self._stopping:
+            return None
+        while True:
+            now = self.clock.now()
+            conv = self._pick(now)
+            if conv is None:
+                return self._next_ready()
+            wait = self._token_wait(now)
+            if wait > 0:
+                return now + wait
+            if not math.isinf(self.rate):
+                self._tokens -= 1.0
+            self._launch(conv, conv.queue.popleft())
+
+    def _kick(self, until: float | None) -> None:
+        """Have the timekeeper look again at ``until`` (``None``: nothing waits for time;
+        what waits for a busy conversation starts when that call ends)."""
+        if until is not None:
+            self.start()
+            self._wake.set()
+
     def _next_ready(self) -> float | None:
         times = [c.ready_at for c in self._convs.values() if c.queue and not c.busy]
         return min(times) if times else None
@@ -243,48 +279,56 @@ class SendScheduler:
                 task.cancel()
 
     async def _run(self) -> None:
+        """The timekeeper: starts what waited for a token or a back-off; ends when
+        nothing waits."""
         while True:
             self._wake.clear()
-            now = self.clock.now()
-            conv = self._pick(now)
-            if conv is None:
-                await self._wait(self._next_ready())
-                continue
-            wait = self._token_wait(now)
-            if wait > 0:
-                await self._wait(now + wait)
-                continue
-            if not math.isinf(self.rate):
-                self._tokens -= 1.0
-            entry = conv.queue.popleft()
-            conv.busy = True
-            conv.served = next(self._served)
-            task = asyncio.get_running_loop().create_task(self._fly(conv, entry))
-            self._flights.add(task)
-            task.add_done_callback(self._flights.discard)
+            until = self._dispatch()
+            if until is None:
+                return
+            await self._wait(until)
+
+    def _launch(self, conv: _Conversation, entry: _Entry) -> None:
+        """Start the call of ``entry`` in its own task (the conversation is busy until it
+        ends)."""
+        conv.busy = True
+        conv.served = next(self._served)
+        self.stats.calls += 1
+        task = asyncio.get_running_loop().create_task(self._fly(conv, entry))
+        self._flights.add(task)
+        task.add_done_callback(self._flights.discard)
 
     async def _call(self, item: Any) -> None:
-        """One call, cut off after ``call_timeout`` (raises ``TimeoutError``)."""
-        call = asyncio.ensure_future(self.send(item))
-        timer = asyncio.ensure_future(self.clock.sleep(self.call_timeout))
+        """One call in the running task, cut off after ``call_timeout``: a timer cancels
+        the task, and the cancellation becomes ``TimeoutError``."""
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
+
+        async def expire() -> None:
+            nonlocal expired
+            await self.clock.sleep(self.call_timeout)
+            expired = True
+            task.cancel()
+
+        timer = asyncio.ensure_future(expire())
         try:
-            await asyncio.wait({call, timer}, return_when=asyncio.FIRST_COMPLETED)
+            await self.send(item)
+        except asyncio.CancelledError:
+            if not expired:
+                raise
+            task.uncancel()
+            self.stats.timeouts += 1
+            raise TimeoutError(f"no answer within {self.call_timeout} s") from None
         finally:
             timer.cancel()
-            hung = not call.done()
-            if hung:
-                call.cancel()
-        if hung:
-            self.stats.timeouts += 1
-            raise TimeoutError(f"no answer within {self.call_timeout} s")
-        call.result()
 
     async def _fly(self, conv: _Conversation, entry: _Entry) -> None:
         item = entry.item
-        self.stats.calls += 1
         try:
             await self._call(item)
         except asyncio.CancelledError:
+            _answer(entry.future, False)  # stopped
             raise
         except Exception as err:  # noqa: BLE001 - any failure of the OneBot side
             self._failed(conv, entry, err)
@@ -300,7 +344,7 @@ class SendScheduler:
         finally:
             conv.busy = False
             self._forget_idle()
-            self._wake.set()
+            self._kick(self._dispatch())
 
     def _failed(self, conv: _Conversation, entry: _Entry, err: Exception) -> None:
         self.stats.failed += 1

@@ -252,3 +252,35 @@ async def test_order_within_a_conversation_is_kept_across_retries() -> None:
     assert a.result() and b.result()
     assert account.texts("g") == ["first", "second"]
     await sched.stop()
+
+
+async def test_a_message_that_may_go_now_is_sent_at_the_next_task_switch() -> None:
+    """No pacing, an idle conversation: the call starts from ``submit`` itself, so the
+    message is out after one task switch (not after the dispatcher's own wake-ups, which
+    a busy event loop makes each wait their turn); the next message of the same
+    conversation starts as soon as the first call ends."""
+    _, account, sched = make()
+    first = sched.submit(g("g1", "one"))
+    second = sched.submit(g("g1", "two"))
+    other = sched.submit(p("u1", "three"))
+    await asyncio.sleep(0)
+    assert account.texts() == ["one", "three"]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert account.texts() == ["one", "three", "two"]
+    assert first.result() and other.result() and second.result()
+    await sched.stop()
+
+
+async def test_stop_answers_calls_in_flight_and_starts_no_more() -> None:
+    """``stop`` cancels a hung call and answers it ``False``, answers the waiting ones
+    ``False`` too, and no call starts while it stops."""
+    clock, account, sched = make()
+    account.mode["g1"] = "hang"
+    hung = sched.submit(g("g1", "one"))
+    waiting = sched.submit(g("g1", "two"))
+    await clock.advance(0.1)
+    await sched.stop()
+    assert hung.done() and hung.result() is False
+    assert waiting.done() and waiting.result() is False
+    assert account.tries["g1"] == 1
