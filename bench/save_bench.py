@@ -8,16 +8,16 @@ WAL mode with ``synchronous=NORMAL`` (a commit survives a killed process):
 * ``sqlalchemy core upsert``: the table encoded to JSON once, one
   ``INSERT … ON CONFLICT DO UPDATE`` through SQLAlchemy Core on aiosqlite (pooled
   connection, ``BEGIN IMMEDIATE`` … ``COMMIT``);
-* ``Store.save_live_text``: what the bot does now — the same statement on the store's
-  own ``sqlite3`` connection and thread, group-committed with the saves that arrive
-  together (``db/hot.py``);
+* ``Store.save_live_text``: what the bot does now — the same statement written at once
+  on the event loop when the database is free (busy timeout 0), else on the store's own
+  thread, group-committed with the saves that arrive together (``db/hot.py``);
 * ``Registry.save (all)``: the whole per-move save of the bot: the table to JSON data,
   encoded once, saved as above;
 * ``aiosqlite raw``: the same statement on a bare aiosqlite connection (no lock, no
   Store);
 * ``sqlite3 in-loop``: the same statement on a plain ``sqlite3`` connection called from
-  the event loop (the floor; it would block the loop while another process holds the
-  write lock, so the bot does not use it).
+  the event loop (the floor; with the default busy timeout it would block the loop while
+  another writer holds the lock, which the bot's loop connection never waits for).
 
 Then the load case: ``--tables`` tables (default 200) saving concurrently through one
 :class:`db.Store` (default busy timeout), counting ``database is locked`` errors.
