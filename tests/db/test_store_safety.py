@@ -297,3 +297,22 @@ async def test_a_failed_batch_fails_only_its_own_saves(store: Store, monkeypatch
     with pytest.raises(sqlite3.ProgrammingError):
         await hot.save(("g4", "抓特务", "{}", "2026-11-30 00:00:00.000000", None))
     store._hot = None  # the store opens a new saver for the fixture's close
+
+
+async def test_a_full_database_fails_the_save_at_once_and_keeps_the_last_one(store: Store) -> None:
+    """SQLite's own ``database or disk is full`` (the file may not grow: ``max_page_count``
+    at its size) on the event loop's connection: the save raises at once, without a
+    detour to the thread, nothing of it is written, and saves work again once there is
+    room."""
+    await store.save_live("g1", "抓特务", {"v": 1})
+    hot = await store.hot_connection()
+    pages = hot._now.execute("PRAGMA page_count").fetchone()[0]
+    await hot.execute(f"PRAGMA max_page_count={pages}")
+    batches = hot.batches
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        await store.save_live("g2", "抓特务", {"v": 2, "pad": "x" * 200_000})
+    assert hot.batches == batches
+    assert await store.load_live() == {"g1": ("抓特务", {"v": 1})}
+    await hot.execute("PRAGMA max_page_count=1073741823")
+    await store.save_live("g2", "抓特务", {"v": 2, "pad": "x" * 200_000})
+    assert set(await store.load_live()) == {"g1", "g2"}
