@@ -70,6 +70,10 @@ class HotSaver:
     """Saves on the event loop between two checkpoints (run on the thread); a save adds
     about two pages to the WAL, so it stays near SQLite's usual 1000."""
 
+    CHECKPOINT_WAIT_MS = 100
+    """How long a checkpoint waits for other connections (it holds the saves back
+    meanwhile); one that cannot finish in time leaves the rest to the next one."""
+
     def __init__(self, connect_args: Sequence[Any], connect_kwargs: dict[str, Any],
                  pragmas: Sequence[str], upsert: str, owner: str) -> None:
         self._args = list(connect_args)
@@ -134,6 +138,18 @@ class HotSaver:
     def _run(self, sql: str) -> None:
         self._connection().execute(sql)
 
+    def _restart_checkpoint(self) -> None:
+        """``wal_checkpoint(RESTART)`` with a busy timeout of :attr:`CHECKPOINT_WAIT_MS`
+        (a reader holding an old snapshot, a backup, would otherwise hold every save back
+        for the whole busy timeout); the connection's own timeout is put back after."""
+        conn = self._connection()
+        wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute(f"PRAGMA busy_timeout={min(wait, self.CHECKPOINT_WAIT_MS)}")
+        try:
+            conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={wait}")
+
     # ---- on the event loop, without waiting ------------------------------------------------
     def _write_now(self, params: Params) -> str | None | _Busy:
         """The save written at once on the event loop's connection, or :data:`BUSY` when
@@ -160,15 +176,16 @@ class HotSaver:
         """A ``RESTART`` checkpoint on the thread (it waits for the disk). A passive one
         would rarely catch up with saves that keep coming, and the WAL only starts over
         after a complete one; this one makes the saves arriving meanwhile find the
-        database busy, so they wait on the thread and go in one batch after it. A failure
-        is only logged (the next one retries; SQLAlchemy's connections checkpoint too)."""
+        database busy, so they wait on the thread and go in one batch after it, for at most
+        :attr:`CHECKPOINT_WAIT_MS`. A failure is only logged (the next one retries;
+        SQLAlchemy's connections checkpoint too)."""
         def done(future: asyncio.Future[None]) -> None:
             if not future.cancelled() and future.exception() is not None:
                 log.warning("WAL checkpoint failed: %r", future.exception())
 
         with contextlib.suppress(RuntimeError):  # the executor was shut down
             asyncio.get_running_loop().run_in_executor(
-                self._executor, self._run, "PRAGMA wal_checkpoint(RESTART)").add_done_callback(done)
+                self._executor, self._restart_checkpoint).add_done_callback(done)
 
     # ---- on the event loop -----------------------------------------------------------------
     async def save(self, params: Params) -> str | None:

@@ -18,6 +18,7 @@ from sqlalchemy import event, text
 from sqlalchemy.exc import OperationalError
 
 from db import FinishedGame, FinishedPlayer, Store, alembic_config
+from db.hot import HotSaver
 
 SEGMENTS = [{"type": "text", "data": {"text": "本局结束：特务胜\n"}},
             {"type": "at", "data": {"qq": "101"}}]
@@ -316,3 +317,33 @@ async def test_a_full_database_fails_the_save_at_once_and_keeps_the_last_one(sto
     await hot.execute("PRAGMA max_page_count=1073741823")
     await store.save_live("g2", "抓特务", {"v": 2, "pad": "x" * 200_000})
     assert set(await store.load_live()) == {"g1", "g2"}
+
+
+async def test_a_long_reader_does_not_stall_the_saves_at_a_checkpoint(tmp_path: Path) -> None:
+    """A reader that keeps its snapshot open (a backup, someone's ``sqlite3`` shell)
+    while the thread's checkpoint comes due: the checkpoint gives up after a short wait
+    instead of holding every save back for the whole busy timeout (5 s here)."""
+    store = Store(sqlite_url(tmp_path / "bot.db"), busy_timeout=5.0)
+    await store.migrate()
+    try:
+        await store.save_live("g0", "抓特务", {"v": 0})
+        reader = sqlite3.connect(db_file(store), isolation_level=None)
+        try:
+            reader.execute("BEGIN")
+            reader.execute("SELECT count(*) FROM live_tables").fetchone()  # holds its snapshot
+            loop = asyncio.get_running_loop()
+            slowest = 0.0
+            for i in range(3 * HotSaver.CHECKPOINT_EVERY // 2):
+                started = loop.time()
+                await store.save_live(f"g{i % 20}", "抓特务", {"v": i})
+                slowest = max(slowest, loop.time() - started)
+                if i % 50 == 0:
+                    await asyncio.sleep(0.01)
+            reader.execute("COMMIT")
+        finally:
+            reader.close()
+        assert slowest < 1.0
+        last = 3 * HotSaver.CHECKPOINT_EVERY // 2 - 1
+        assert (await store.load_live())[f"g{last % 20}"][1]["v"] == last
+    finally:
+        await store.close()
