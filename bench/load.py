@@ -132,13 +132,17 @@ async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: as
         await asyncio.sleep(0.05)
 
 
-async def run(tables: int, moves: int, pacing: bool, think: float) -> dict:
+async def run(tables: int, moves: int, pacing: bool, think: float,
+              script: str = "bench/echo_bot.py", extra_env: dict[str, str] | None = None) -> dict:
+    """One measured run (see the module docstring); ``script`` is the bot's entry point
+    (``bench/stages.py`` passes its probed bot) and ``extra_env`` adds to its environment."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {} if pacing else {"SEND_INTERVAL": "0"}
         env["LOG_LEVEL"] = "WARNING"
+        env.update(extra_env or {})
         bot = BotProcess(Path(tmp) / "bot.log", access_token=TOKEN,
                          database_url=f"sqlite+aiosqlite:///{tmp}/load.db", env=env,
-                         script="bench/echo_bot.py")
+                         script=script)
         if pacing:
             # BotProcess lowers the pacing for tests; measure the bot's own default.
             bot.build_env_base = bot.build_env

@@ -38,3 +38,11 @@ def test_event_cpu_benchmark_smallest_size() -> None:
     out = run("bench/event_cpu.py", "--events", "3", "--gap", "0.01")
     rows = [line for line in out.splitlines() if line.startswith("| ") and " ms |" in line]
     assert len(rows) == 4 and rows[0].startswith("| echo |")
+
+
+def test_stages_benchmark_smallest_size() -> None:
+    out = run("bench/stages.py", "--tables", "1", "--moves", "20", "--think", "0.05",
+              "--loop", "asyncio")
+    total = next(line for line in out.splitlines() if line.startswith("| 合计 |"))
+    assert total.count(" ms |") == 2  # both the plays and the echo commands were traced
+    assert re.search(r"出牌：从收到帧到调发送，事件循环 p50 \d+ 轮", out)
