@@ -47,10 +47,7 @@ _SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
 def _busy(err: BaseException) -> bool:
     """Whether ``err`` says the database was locked by another connection (a primary
     result code of ``SQLITE_BUSY`` / ``SQLITE_LOCKED``)."""
-    code = getattr(err, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
-    return "locked" in str(err)
+    return getattr(err, "sqlite_errorcode", 0) & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
 
 
 class HotSaver:
@@ -151,14 +148,18 @@ class HotSaver:
             conn.execute(f"PRAGMA busy_timeout={wait}")
 
     # ---- on the event loop, without waiting ------------------------------------------------
+    def _loop_connection(self) -> sqlite3.Connection:
+        """The event loop's connection: never waits for a lock, never checkpoints."""
+        if self._now is None:
+            self._now = self._open(["PRAGMA busy_timeout=0", "PRAGMA wal_autocheckpoint=0"])
+        return self._now
+
     def _write_now(self, params: Params) -> str | None | _Busy:
         """The save written at once on the event loop's connection, or :data:`BUSY` when
         another writer holds the database (nothing written: the caller goes to the
         thread). Raises the ``sqlite3.Error`` of any other failure (nothing written)."""
         try:
-            if self._now is None:
-                self._now = self._open(["PRAGMA busy_timeout=0", "PRAGMA wal_autocheckpoint=0"])
-            outcome = self._write([params], self._now)
+            outcome = self._write([params], self._loop_connection())
         except sqlite3.OperationalError as err:
             outcome = err
         if isinstance(outcome, BaseException):
@@ -244,9 +245,7 @@ class HotSaver:
         """Run one statement on both of the saver's connections (a PRAGMA; tests use it
         to make them read-only)."""
         await asyncio.get_running_loop().run_in_executor(self._executor, self._run, sql)
-        if self._now is None:
-            self._now = self._open(["PRAGMA busy_timeout=0", "PRAGMA wal_autocheckpoint=0"])
-        self._now.execute(sql)
+        self._loop_connection().execute(sql)
 
     async def close(self) -> None:
         """Write what is pending, then close the connection and stop the thread; later
