@@ -26,7 +26,6 @@ import nonebot
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
-from db.history import game_number
 from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import Setting, SettingError
@@ -1197,11 +1196,7 @@ async def announce_pending(bot: Bot) -> None:
         if not await _announces(bot, item.group_id, owners):
             continue  # another account's group: it sends the message when it connects
         prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
-        try:
-            number = await game_number(REGISTRY.require_store(), item.uid)
-        except Exception as err:  # noqa: BLE001 - the number is only shown
-            logger.warning(f"event=game_number_failed uid={item.uid} cause={err!r}")
-            number = None
+        number = await REGISTRY.game_number(item.uid)
         out = group(item.group_id, numbered(plain(prefix) + message_from_json(item.message), number))
         await deliver(bot, [out])
         if out.sent:

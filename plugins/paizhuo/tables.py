@@ -366,12 +366,7 @@ class Registry:
             self.remove(table)
         else:
             table._saved_as(text)
-        try:
-            number = await game_number(self.require_store(), record.uid)
-        except Exception as err:  # noqa: BLE001 - the number is only shown
-            logger.warning(f"event=game_number_failed uid={record.uid} cause={err!r}")
-            number = None
-        return record, message, number
+        return record, message, await self.game_number(record.uid)
 
     async def record_void(self, table: Table) -> int | None:
         """``/结束`` during a game: close the table and, in the same transaction, keep the
@@ -388,9 +383,15 @@ class Registry:
             await self.require_store().finish_game(record, account=table.account)
         except Exception as err:
             raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
+        return await self.game_number(record.uid)
+
+    async def game_number(self, uid: str) -> int | None:
+        """The recorded game's number in its group (第 N 局); ``None`` when it cannot be
+        read (logged: the number is only shown, never worth failing a message for)."""
         try:
-            return await game_number(self.require_store(), record.uid)
-        except Exception:  # noqa: BLE001 - the number is only shown
+            return await game_number(self.require_store(), uid)
+        except Exception as err:  # noqa: BLE001 - the number is only shown
+            logger.warning(f"event=game_number_failed uid={uid} cause={err!r}")
             return None
 
     async def restore(self, account: str | None = None) -> list[Table]:
