@@ -4,6 +4,9 @@ other plugins' matchers, and what is ours does not."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import pytest
 from chat_support import GROUP, A, Has, expect_friends, expect_group, gmsg, make_bot
 from nonebot import on_message
@@ -12,6 +15,23 @@ from nonebot.matcher import matchers
 from nonebug import App
 
 from plugins.paizhuo.matchers import dispatch, play, private, table
+
+
+@contextlib.contextmanager
+def other_plugin(priority: int) -> Iterator[list[str]]:
+    """Another plugin's blocking message matcher at ``priority`` for the block: yields the
+    texts it heard."""
+    heard: list[str] = []
+    other = on_message(priority=priority, block=True)
+
+    @other.handle()
+    async def _(bot: Bot, event: MessageEvent) -> None:
+        heard.append(event.get_plaintext())
+
+    try:
+        yield heard
+    finally:
+        other.destroy()
 
 
 def test_one_matcher_per_priority_in_nonebots_registry_and_every_command_indexed() -> None:
@@ -25,15 +45,17 @@ def test_one_matcher_per_priority_in_nonebots_registry_and_every_command_indexed
     assert len(dispatch.OURS) >= 20
 
 
+def play_three(ctx, bot) -> None:
+    """A plays ``出 3`` at the seated table: the move is announced and A's hand updated."""
+    ctx.receive_event(bot, gmsg(A, "出 3"))
+    ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
+                        {"message_id": 1})
+    ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
+                        {"message_id": 2})
+
+
 async def test_messages_not_ours_reach_the_next_plugin_and_ours_do_not(app: App) -> None:
-    heard: list[str] = []
-    other = on_message(priority=50, block=True)
-
-    @other.handle()
-    async def _(bot: Bot, event: MessageEvent) -> None:
-        heard.append(event.get_plaintext())
-
-    try:
+    with other_plugin(50) as heard:
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
             ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))  # chat: not ours
@@ -42,8 +64,6 @@ async def test_messages_not_ours_reach_the_next_plugin_and_ours_do_not(app: App)
             expect_group(ctx, "开了一桌")
             ctx.receive_event(bot, gmsg(A, "出 33"))  # a move at a table that is not playing yet
             ctx.receive_event(bot, gmsg(A, "/echo hi"))  # another plugin's command
-    finally:
-        other.destroy()
     assert heard == ["今天谁来打牌", "出 33", "/echo hi"]
 
 
@@ -53,25 +73,12 @@ async def test_other_plugins_keep_their_place_between_our_priorities(app: App) -
     come before it."""
     from chat_support import HANDS3, seat_table
 
-    heard: list[str] = []
-    other = on_message(priority=7, block=True)
-
-    @other.handle()
-    async def _(bot: Bot, event: MessageEvent) -> None:
-        heard.append(event.get_plaintext())
-
     await seat_table(HANDS3, leader=0)
-    try:
+    with other_plugin(7) as heard:
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
             ctx.receive_event(bot, gmsg(A, "/帮助"))
-            ctx.receive_event(bot, gmsg(A, "出 3"))
-            ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
-                                {"message_id": 1})
-            ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
-                                {"message_id": 2})
-    finally:
-        other.destroy()
+            play_three(ctx, bot)
     assert heard == ["/帮助"]
 
 
@@ -81,12 +88,7 @@ async def test_moves_are_handled_without_a_second_nonebot_run(app: App) -> None:
 
     await seat_table(HANDS3, leader=0)
     async with app.test_matcher() as ctx:
-        bot = make_bot(ctx)
-        ctx.receive_event(bot, gmsg(A, "出 3"))
-        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
-                            {"message_id": 1})
-        ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
-                            {"message_id": 2})
+        play_three(ctx, make_bot(ctx))
 
 
 @pytest.fixture
@@ -121,14 +123,7 @@ async def test_in_scope_chat_passes_no_rule_of_ours_and_reaches_the_next_plugin(
     are answered as before, and nothing of ours goes on."""
     from chat_support import HANDS3, seat_table
 
-    heard: list[str] = []
-    other = on_message(priority=50, block=True)
-
-    @other.handle()
-    async def _(bot: Bot, event: MessageEvent) -> None:
-        heard.append(event.get_plaintext())
-
-    try:
+    with other_plugin(50) as heard:
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
             ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))
@@ -140,15 +135,9 @@ async def test_in_scope_chat_passes_no_rule_of_ours_and_reaches_the_next_plugin(
         await seat_table(HANDS3, leader=0)
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
-            ctx.receive_event(bot, gmsg(A, "出 3"))
+            play_three(ctx, bot)
             ctx.should_pass_rule(dispatch.DISPATCHERS[5])
-            ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has("出 ")},
-                                {"message_id": 1})
-            ctx.should_call_api("send_private_msg", {"user_id": A, "message": Has("手牌")},
-                                {"message_id": 2})
             ctx.receive_event(bot, gmsg(A, "/echo hi"))
-    finally:
-        other.destroy()
     assert heard == ["今天谁来打牌", "/echo hi"]
 
 
@@ -157,22 +146,15 @@ async def test_parameterless_rules_without_a_scope_leave_the_choice_to_the_handl
     """The parameterless rules under an adapter that gives no scope (a test, another
     adapter): the rule passes and the dispatcher's handler works the candidates out, so
     chat still reaches other plugins and commands are still answered."""
-    heard: list[str] = []
-    other = on_message(priority=50, block=True)
-
-    @other.handle()
-    async def _(bot: Bot, event: MessageEvent) -> None:
-        heard.append(event.get_plaintext())
-
     dispatch.use_scopes()
     try:
-        async with app.test_matcher() as ctx:
-            bot = make_bot(ctx)
-            ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))
-            ctx.should_pass_rule(dispatch.DISPATCHERS[5])
-            ctx.receive_event(bot, gmsg(A, "/牌桌"))
-            expect_group(ctx, "本群还没有牌桌")
+        with other_plugin(50) as heard:
+            async with app.test_matcher() as ctx:
+                bot = make_bot(ctx)
+                ctx.receive_event(bot, gmsg(A, "今天谁来打牌"))
+                ctx.should_pass_rule(dispatch.DISPATCHERS[5])
+                ctx.receive_event(bot, gmsg(A, "/牌桌"))
+                expect_group(ctx, "本群还没有牌桌")
     finally:
         dispatch.use_scopes(False)
-        other.destroy()
     assert heard == ["今天谁来打牌"]
