@@ -51,6 +51,13 @@ def play_out(adapter, game, seats, rng: random.Random) -> None:
         adapter.auto_move(game, seats, seat, rng.choice(("超时", "托管")), simple=rng.random() < 0.5)
 
 
+def last_play(table, last) -> tuple[int, str]:
+    """``(user id, command)`` of the game's last play in ``last`` (from :func:`dealt_table`
+    with one move left): the move that ends the game."""
+    seat, cards = last.log[-1]
+    return int(table.seats[seat].user_id), f"出 {table.adapter.cards(last, cards)}"
+
+
 def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
     """A table whose game was really dealt and played (by the engine) until ``moves_left``
     plays and passes remain, or to the last move when ``moves_left`` is 1."""

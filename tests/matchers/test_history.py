@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from chat_support import GROUP, Has, expect_details, expect_group, gmsg, make_bot
-from history_support import dealt_table, finish
+from history_support import dealt_table, finish, last_play
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
 
@@ -99,12 +99,10 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
     await finish([(101, "win", 1)])  # an older record: 第 1 局, saved without a replay
     table, last = dealt_table("挖坑", 11, 1)
     await REGISTRY.save(table)
-    seat, cards = last.log[-1]
-    user = int(table.seats[seat].user_id)
-    notation = table.adapter.cards(last, cards)
+    user, command = last_play(table, last)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        ctx.receive_event(bot, gmsg(user, f"出 {notation}"))
+        ctx.receive_event(bot, gmsg(user, command))
         expect_group(ctx, "本局结束", "本群第 2 局，/对局 2 查看复盘", "/继续")
         expect_details(ctx, "【挖坑】第 2 局详情", "挖坑者", "农民", "底牌：", "每一手：/对局 2")
         expect_private(ctx, user, "出完")
@@ -114,7 +112,7 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
         ctx.receive_event(bot, gmsg(102, "/对局 2"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         expect_forward(ctx, "【第 2 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.玩家103", "规则：默认",
-                     "发牌：", "底牌：", "叫 3 分", "扣底：", "第 1 轮：", f"玩家{user} {notation}",
+                     "发牌：", "底牌：", "叫 3 分", "扣底：", "第 1 轮：", f"玩家{user} {command[2:]}",
                      "本局结束")
         ctx.receive_event(bot, gmsg(102, "/对局 第1局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
@@ -229,11 +227,10 @@ async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) 
 
     table, last = dealt_table("抓特务", 4, 1)
     await REGISTRY.save(table)
-    seat, cards = last.log[-1]
-    user = int(table.seats[seat].user_id)
+    user, command = last_play(table, last)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        ctx.receive_event(bot, gmsg(user, f"出 {table.adapter.cards(last, cards)}"))
+        ctx.receive_event(bot, gmsg(user, command))
         expect_group(ctx, "本局结束", "本群第 1 局")
         expect_forward(ctx, "【抓特务】第 1 局详情", fail=True)
         expect_group(ctx, "【抓特务】第 1 局详情", "发牌：", "1.玩家101（", "庄家：", "特务牌：",

@@ -11,7 +11,7 @@ import random
 import nonebot
 import pytest
 from chat_support import GROUP, A, Has, expect_group, gmsg, make_bot
-from history_support import dealt_table, finish, play_out
+from history_support import dealt_table, finish, last_play, play_out
 from nonebot.adapters.onebot.v11 import ActionFailed, Message
 from nonebug import App
 from PIL import Image
@@ -135,11 +135,10 @@ async def test_picture_table_setting_and_end_summary(app: App, pictures) -> None
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
                             {"message_id": 1})
     assert table.engine.hands[seat] == before and str(user) in table.auto
-    seat, cards = last.log[-1]
-    user = int(table.seats[seat].user_id)
+    user, command = last_play(table, last)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        ctx.receive_event(bot, gmsg(user, f"出 {table.adapter.cards(last, cards)}"))
+        ctx.receive_event(bot, gmsg(user, command))
         expect_group(ctx, "本局结束", "本群第 1 局")
         ctx.should_call_api("send_private_msg", {"user_id": user, "message": Has("出完")},
                             {"message_id": 3})
