@@ -325,6 +325,8 @@ class OneBotSim:
       (retcode 1200, as for a muted bot or a blocked user).
     * ``hang_group`` / ``hang_private`` – sends to these targets are never answered (a hung
       call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
+    * ``action_delays`` – ``{action: seconds}``: calls of these actions are answered that
+      much later (a slow implementation), e.g. ``{"get_friend_list": 1.0}``.
     * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
       are implemented (as by NapCat; default) or answer retcode 1404 (unknown action).
 
@@ -360,6 +362,7 @@ class OneBotSim:
         self.hang_group: set[int] = set()
         self.hung: list[tuple[str, int, float]] = []
         self.forward_supported = True
+        self.action_delays: dict[str, float] = {}
         self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
         self.calls: list[ApiCall] = []
@@ -577,6 +580,12 @@ class OneBotSim:
         if self._ws is None or self._closed.is_set():
             raise ConnectionError("simulator is not connected to the bot")
         await self._ws.send(frame)
+
+    async def resend(self, message_id: int) -> None:
+        """Post the event of a message sent earlier (:meth:`group_message`,
+        :meth:`private_message`) again, unchanged — same ``message_id`` — as a OneBot
+        implementation does after a reconnect."""
+        await self.post_event(self.messages[message_id])
 
     # ---- events from players ----------------------------------------------------------
 
@@ -805,6 +814,8 @@ class OneBotSim:
         """Answer one API call NapCat-style (without ``echo``); records it in ``calls``."""
         if self.api_delay:
             await asyncio.sleep(self.api_delay)
+        if self.action_delays.get(action):
+            await asyncio.sleep(self.action_delays[action])
         call = ApiCall(action, dict(params), time.time())
         handler = self._handlers.get(action)
         if handler is None:

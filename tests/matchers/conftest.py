@@ -65,12 +65,13 @@ def _nonebug_sees_adopted_matchers() -> None:
 async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
-    from plugins.paizhuo import accounts
+    from plugins.paizhuo import accounts, ordering
     from plugins.paizhuo.actions import cancel_timers
     from plugins.paizhuo.messaging import reset_refusals
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
+    ordering.GATE.reset()
     reset_refusals()
     REGISTRY.reset()
     accounts.reset()

@@ -1,0 +1,113 @@
+"""Each user's messages in the order they were sent, each message once (顺序与去重).
+
+The adapter (``guard.GuardedAdapter``) hands every event to NoneBot in a task of its own,
+so two messages of one player sent back to back (``/加机器人 1`` then ``/退出``) raced:
+whichever task reached the table first applied first. And a OneBot implementation that
+reconnects may deliver a message again with the same ``message_id``; it was applied twice
+(two computers seated, ``/托管`` on and off again).
+
+:class:`EventGate` sits where the frames arrive, in arrival order, before any task:
+
+* **Once** — a message event whose ``(account, message_id)`` was seen recently is dropped
+  (a bounded memory of the last :data:`RECENT_IDS` ids per account; it outlives a
+  reconnect, which is when the repeats come).
+* **In order** — the messages of one user (by ``user_id``: group chats and private chat
+  alike, whichever account received them) run one after another: a message's handling
+  starts when the previous one of that user has finished, or after :data:`ORDER_WAIT`
+  seconds at most (a handler stuck on a hung call must not silence its user for good).
+  Different users never wait for each other.
+
+Other events (notices, meta events, the bot's own echoed messages) pass untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+from nonebot import logger
+
+RECENT_IDS = 4096
+"""Message ids remembered per account (a few minutes of a busy account's traffic)."""
+
+ORDER_WAIT = 30.0
+"""Longest wait, in seconds, of a user's message for that user's previous one."""
+
+
+def user_key(event: Any) -> str | None:
+    """The ordering key of a message event: its sender's ``user_id`` (the same in every
+    group and in private chat); ``None`` for any other event."""
+    if getattr(event, "post_type", None) != "message":
+        return None
+    user_id = getattr(event, "user_id", None)
+    return None if user_id is None else str(user_id)
+
+
+class EventGate:
+    """Duplicate filter and per-user ordering for one process (see the module docstring).
+
+    ``remember`` — ids kept per account; ``wait`` — seconds a message waits at most for
+    the previous message of its user."""
+
+    def __init__(self, remember: int = RECENT_IDS, wait: float = ORDER_WAIT) -> None:
+        self.remember = remember
+        self.wait = wait
+        self._seen: dict[str, dict[Any, None]] = {}
+        self._tails: dict[str, asyncio.Task[None]] = {}
+
+    def first_delivery(self, self_id: str, event: Any) -> bool:
+        """Whether this is the first delivery to account ``self_id`` of ``event``: False
+        for a message event whose ``message_id`` the account received recently (it is
+        then not to be handled); True for every other event."""
+        if getattr(event, "post_type", None) != "message":
+            return True
+        message_id = getattr(event, "message_id", None)
+        if message_id is None:
+            return True
+        seen = self._seen.setdefault(self_id, {})
+        if message_id in seen:
+            logger.info(f"event=duplicate account={self_id} message_id={message_id}")
+            return False
+        seen[message_id] = None
+        if len(seen) > self.remember:
+            del seen[next(iter(seen))]
+        return True
+
+    def spawn(self, event: Any, run: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """A task that awaits ``run`` (the event's handling) after the previous message
+        of the same user is handled (see :data:`ORDER_WAIT`); at once for other events.
+        Call in arrival order, synchronously (no await between arrival and this call)."""
+        key = user_key(event)
+        if key is None:
+            return asyncio.create_task(run)
+        previous = self._tails.get(key)
+        task = asyncio.create_task(self._after(previous, key, run))
+        self._tails[key] = task
+        task.add_done_callback(lambda done: self._forget(key, done))
+        return task
+
+    async def _after(self, previous: asyncio.Task[None] | None, key: str,
+                     run: Coroutine[Any, Any, None]) -> None:
+        try:
+            if previous is not None and not previous.done():
+                _, pending = await asyncio.wait({previous}, timeout=self.wait)
+                if pending:
+                    logger.warning(f"event=order_wait_expired user={key} seconds={self.wait}")
+        except BaseException:
+            run.close()
+            raise
+        await run
+
+    def _forget(self, key: str, task: asyncio.Task[None]) -> None:
+        if self._tails.get(key) is task:
+            del self._tails[key]
+
+    def reset(self) -> None:
+        """Forget every id and ordering chain (tests)."""
+        self._seen.clear()
+        self._tails.clear()
+
+
+GATE = EventGate()
+"""The process's gate, used by the adapter."""
