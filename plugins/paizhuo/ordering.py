@@ -8,9 +8,10 @@ reconnects may deliver a message again with the same ``message_id``; it was appl
 
 :class:`EventGate` sits where the frames arrive, in arrival order, before any task:
 
-* **Once** — a message event whose ``(account, message_id)`` was seen recently is dropped
-  (a bounded memory of the last :data:`RECENT_IDS` ids per account; it outlives a
-  reconnect, which is when the repeats come).
+* **Once** — a message event whose ``(account, message_id)`` was seen recently, with the
+  same sender, time and text, is dropped (a bounded memory of the last
+  :data:`RECENT_IDS` ids per account; it outlives a reconnect, which is when the repeats
+  come).
 * **In order** — the messages of one user (by ``user_id``: group chats and private chat
   alike, whichever account received them) run one after another: a message's handling
   starts when the previous one of that user has finished, or after :data:`ORDER_WAIT`
@@ -44,6 +45,14 @@ def user_key(event: Any) -> str | None:
     return None if user_id is None else str(user_id)
 
 
+def fingerprint(event: Any) -> tuple[Any, ...]:
+    """What a repeated delivery of a message has in common with the first one besides
+    its id: sender, time and text. An id that comes back with another fingerprint is a
+    new message (a OneBot implementation that restarted may reuse ids)."""
+    return (getattr(event, "user_id", None), getattr(event, "time", None),
+            str(getattr(event, "raw_message", "")))
+
+
 class EventGate:
     """Duplicate filter and per-user ordering for one process (see the module docstring).
 
@@ -53,23 +62,26 @@ class EventGate:
     def __init__(self, remember: int = RECENT_IDS, wait: float = ORDER_WAIT) -> None:
         self.remember = remember
         self.wait = wait
-        self._seen: dict[str, dict[Any, None]] = {}
+        self._seen: dict[str, dict[Any, tuple[Any, ...]]] = {}
         self._tails: dict[str, asyncio.Task[None]] = {}
 
     def first_delivery(self, self_id: str, event: Any) -> bool:
         """Whether this is the first delivery to account ``self_id`` of ``event``: False
-        for a message event whose ``message_id`` the account received recently (it is
-        then not to be handled); True for every other event."""
+        for a message event whose ``message_id`` the account received recently with the
+        same :func:`fingerprint` (it is then not to be handled); True for every other
+        event."""
         if getattr(event, "post_type", None) != "message":
             return True
         message_id = getattr(event, "message_id", None)
         if message_id is None:
             return True
         seen = self._seen.setdefault(self_id, {})
-        if message_id in seen:
+        mark = fingerprint(event)
+        if seen.get(message_id) == mark:
             logger.info(f"event=duplicate account={self_id} message_id={message_id}")
             return False
-        seen[message_id] = None
+        seen.pop(message_id, None)  # an id used again for another message: a new one
+        seen[message_id] = mark
         if len(seen) > self.remember:
             del seen[next(iter(seen))]
         return True

@@ -10,21 +10,25 @@ from types import SimpleNamespace
 from plugins.paizhuo.ordering import EventGate, user_key
 
 
-def message(user_id: int, message_id: int, kind: str = "group") -> SimpleNamespace:
+def message(user_id: int, message_id: int, kind: str = "group", text: str = "/托管",
+            time: int = 1700000000) -> SimpleNamespace:
     return SimpleNamespace(post_type="message", message_type=kind, user_id=user_id,
-                           message_id=message_id)
+                           message_id=message_id, raw_message=text, time=time)
 
 
 def test_a_message_id_counts_once_per_account_within_the_memory() -> None:
     gate = EventGate(remember=3)
     assert gate.first_delivery("1", message(7, 100))
-    assert not gate.first_delivery("1", message(8, 100))
-    assert gate.first_delivery("2", message(7, 100))  # another account's own delivery
+    assert not gate.first_delivery("1", message(7, 100))
+    # The same id on another message (a restarted OneBot side reusing ids) is new.
+    assert gate.first_delivery("1", message(8, 100, text="/加入"))
+    assert not gate.first_delivery("1", message(8, 100, text="/加入"))
+    assert gate.first_delivery("2", message(8, 100, text="/加入"))  # another account's
     recall = SimpleNamespace(post_type="notice", notice_type="group_recall", message_id=100)
     assert gate.first_delivery("1", recall) and gate.first_delivery("1", recall)
     for mid in (101, 102, 103):
         assert gate.first_delivery("1", message(7, mid))
-    assert gate.first_delivery("1", message(7, 100))  # forgotten: memory is bounded
+    assert gate.first_delivery("1", message(8, 100, text="/加入"))  # forgotten: bounded
     assert not gate.first_delivery("1", message(7, 103))
 
 
