@@ -22,7 +22,6 @@ import unicodedata
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
-import nonebot
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
@@ -30,7 +29,7 @@ from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import Setting, SettingError
 from plugins.paizhuo import accounts
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import (
@@ -414,7 +413,7 @@ async def group_settings(group_id: str, adapter: GameAdapter) -> dict:
 def deal_seed(table: Table) -> int:
     """A fresh random seed, or one derived from ``DEAL_SEED``, the group and the game
     number when that setting is given."""
-    base = nonebot.get_plugin_config(Config).deal_seed
+    base = plugin_config().deal_seed
     if base is None:
         return secrets.randbits(62)
     digest = hashlib.sha256(f"{base}:{table.group_id}:{table.games}".encode()).hexdigest()

@@ -51,7 +51,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from plugins.paizhuo import ordering, scope
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 
 WS_PATH = "/onebot/v11/ws"
 """Path of the reverse WebSocket the OneBot implementation connects to."""
@@ -95,7 +95,7 @@ class Settings:
     def from_driver(cls, driver: Any) -> Settings:
         """Read them from a NoneBot driver's config (after ``nonebot.init()``)."""
         onebot = get_plugin_config(OneBotConfig)
-        plugin = get_plugin_config(Config)
+        plugin = plugin_config()
         return cls(
             host=str(driver.config.host),
             port=int(driver.config.port),
@@ -266,7 +266,7 @@ class GuardedAdapter(Adapter):
 
     def setup_http_server(self, setup: HTTPServerSetup) -> None:
         """Serve the HTTP POST routes only when ``ONEBOT_HTTP_POST=true``."""
-        if get_plugin_config(Config).onebot_http_post:
+        if plugin_config().onebot_http_post:
             super().setup_http_server(setup)
 
     async def _handle_http(self, request: Request) -> Response:

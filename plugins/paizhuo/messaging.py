@@ -28,12 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import nonebot
-from nonebot import get_plugin_config, logger
+from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 from nonebot.log import LoguruHandler
 
 from plugins.paizhuo import scheduler
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import Config, plugin_config
 from plugins.paizhuo.scheduler import SendScheduler
 
 _scheduler_log = logging.getLogger(scheduler.__name__)
@@ -280,7 +280,7 @@ def scheduler_for(bot: Bot) -> SendScheduler:
     _bots[bot.self_id] = bot
     sched = _schedulers.get(bot.self_id)
     if sched is None:
-        config = get_plugin_config(Config)
+        config = plugin_config()
         rate, burst = pacing(config)
         self_id = bot.self_id
         sched = _schedulers[self_id] = SendScheduler(
@@ -294,7 +294,7 @@ def limiter() -> RefusalLimiter:
     """The process-wide refusal limiter (from the settings)."""
     global _limiter
     if _limiter is None:
-        config = get_plugin_config(Config)
+        config = plugin_config()
         _limiter = RefusalLimiter(config.refusal_limit, config.refusal_window,
                                   config.refusal_silence)
     return _limiter
@@ -338,7 +338,7 @@ async def deliver(bot: Bot, outs: list[Outgoing]) -> None:
 async def call_api(bot: Bot, api: str, **data: object) -> object:
     """A OneBot call other than a send, cut off after ``ONEBOT_CALL_TIMEOUT`` seconds
     (raises ``TimeoutError``, or what the call raises)."""
-    timeout = get_plugin_config(Config).onebot_call_timeout
+    timeout = plugin_config().onebot_call_timeout
     return await asyncio.wait_for(bot.call_api(api, **data), timeout)
 
 

@@ -9,10 +9,10 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from nonebot import get_driver, get_plugin_config, logger
+from nonebot import get_driver, logger
 
 from plugins.paizhuo import render
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games.base import GameAdapter, SeatView
 from plugins.paizhuo.messaging import Outgoing, plain
@@ -22,13 +22,13 @@ from plugins.paizhuo.messaging import Outgoing, plain
 async def _find_font() -> None:
     """Look for the font once at start-up (in a thread: ``fc-list`` may take a while), so
     no game waits for it later; logs what was found or how to install one."""
-    if get_plugin_config(Config).paizhuo_images:
+    if plugin_config().paizhuo_images:
         await asyncio.to_thread(render.font_path)
 
 
 def pictures_on() -> bool:
     """``PAIZHUO_IMAGES`` is on and a font that renders Chinese was found."""
-    return bool(get_plugin_config(Config).paizhuo_images) and render.usable()
+    return bool(plugin_config().paizhuo_images) and render.usable()
 
 
 def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = None) -> Outgoing:

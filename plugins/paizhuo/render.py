@@ -16,10 +16,10 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from nonebot import get_plugin_config, logger
+from nonebot import logger
 from PIL import Image, ImageDraw, ImageFont
 
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
@@ -62,7 +62,7 @@ def font_path() -> str | None:
     """The font file used for pictures: ``PAIZHUO_FONT`` when set, else the first of
     :data:`FONT_CANDIDATES` that exists, else what ``fc-list :lang=zh`` finds; ``None``
     (pictures off, texts only) when there is none. Logged once."""
-    chosen = get_plugin_config(Config).paizhuo_font or next(
+    chosen = plugin_config().paizhuo_font or next(
         (p for p in FONT_CANDIDATES if Path(p).is_file()), None) or _fc_list_font()
     if chosen and Path(chosen).is_file():
         logger.info(f"牌桌: pictures use the font {chosen}")

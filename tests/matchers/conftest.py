@@ -67,10 +67,12 @@ async def clean_state(nonebug_init: None):
 
     from plugins.paizhuo import accounts, ordering
     from plugins.paizhuo.actions import cancel_timers
+    from plugins.paizhuo.config import reset_plugin_config
     from plugins.paizhuo.messaging import reset_refusals
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
+    reset_plugin_config()  # the settings as NoneBot's config has them now
     ordering.GATE.reset()
     reset_refusals()
     REGISTRY.reset()
@@ -85,6 +87,7 @@ async def clean_state(nonebug_init: None):
     cancel_timers()
     REGISTRY.reset()
     accounts.reset()
+    reset_plugin_config()
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ from nonebug import App
 from PIL import Image
 
 from plugins.paizhuo import render
+from plugins.paizhuo.config import reset_plugin_config
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.pictures import details_text
@@ -70,6 +71,7 @@ def test_too_long_a_text_stays_text() -> None:
 def test_missing_font_is_logged_and_pictures_are_off(monkeypatch) -> None:
     monkeypatch.setattr(nonebot.get_driver().config, "paizhuo_font", "/nonexistent/font.ttc",
                         raising=False)
+    reset_plugin_config()
     monkeypatch.setattr(render, "FONT_CANDIDATES", ())
     monkeypatch.setattr(render, "_fc_list_font", lambda: None)
     render.font_path.cache_clear()
@@ -96,9 +98,11 @@ class IsPicture:
 def pictures(monkeypatch):
     config = nonebot.get_driver().config
     config.paizhuo_images = True
+    reset_plugin_config()
     monkeypatch.setattr(render, "usable", lambda: True)
     yield
     config.paizhuo_images = False
+    reset_plugin_config()
 
 
 async def test_board_and_stats_as_pictures_with_text_fallback(app: App, pictures) -> None:
