@@ -28,7 +28,7 @@ from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import Setting, SettingError
-from plugins.paizhuo import accounts
+from plugins.paizhuo import accounts, ordering
 from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
@@ -127,6 +127,7 @@ async def run_locked(bot: Bot | None, table: Table,
         delivery = submit(bot, outs) if bot is not None else None
         if bot is None and outs:
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+    ordering.applied()  # the actor's next command may start; these messages are queued
     try:
         if delivery is not None:
             await delivery.prompt_sent()

@@ -14,9 +14,11 @@ reconnects may deliver a message again with the same ``message_id``; it was appl
   come).
 * **In order** — the messages of one user (by ``user_id``: group chats and private chat
   alike, whichever account received them) run one after another: a message's handling
-  starts when the previous one of that user has finished, or after :data:`ORDER_WAIT`
-  seconds at most (a handler stuck on a hung call must not silence its user for good).
-  Different users never wait for each other.
+  starts when the previous one of that user has finished or has applied its change and
+  queued its messages (:func:`applied`, called by ``actions.run_locked``: the wait for
+  the sends themselves, long in a muted group, is not the next command's), or after
+  :data:`ORDER_WAIT` seconds at most (a handler stuck on a hung call must not silence
+  its user for good). Different users never wait for each other.
 
 Other events (notices, meta events, the bot's own echoed messages) pass untouched.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
+from contextvars import ContextVar
 from typing import Any
 
 from nonebot import logger
@@ -34,6 +37,19 @@ RECENT_IDS = 4096
 
 ORDER_WAIT = 30.0
 """Longest wait, in seconds, of a user's message for that user's previous one."""
+
+
+_turn: ContextVar[asyncio.Event | None] = ContextVar("paizhuo_order_turn", default=None)
+"""Set when the message being handled (in this task and its children) lets the next
+message of its user start."""
+
+
+def applied() -> None:
+    """The message being handled has applied its change and queued its messages: the
+    next message of the same user may start (a no-op outside an ordered message)."""
+    turn = _turn.get()
+    if turn is not None:
+        turn.set()
 
 
 def user_key(event: Any) -> str | None:
@@ -63,7 +79,7 @@ class EventGate:
         self.remember = remember
         self.wait = wait
         self._seen: dict[str, dict[Any, tuple[Any, ...]]] = {}
-        self._tails: dict[str, asyncio.Task[None]] = {}
+        self._tails: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
 
     def first_delivery(self, self_id: str, event: Any) -> bool:
         """Whether this is the first delivery to account ``self_id`` of ``event``: False
@@ -87,32 +103,45 @@ class EventGate:
         return True
 
     def spawn(self, event: Any, run: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        """A task that awaits ``run`` (the event's handling) after the previous message
-        of the same user is handled (see :data:`ORDER_WAIT`); at once for other events.
+        """A task that awaits ``run`` (the event's handling) once the previous message of
+        the same user is handled or has :func:`applied` its change (waiting at most
+        :data:`ORDER_WAIT`); at once for other events.
         Call in arrival order, synchronously (no await between arrival and this call)."""
         key = user_key(event)
         if key is None:
             return asyncio.create_task(run)
         previous = self._tails.get(key)
-        task = asyncio.create_task(self._after(previous, key, run))
-        self._tails[key] = task
+        turn = asyncio.Event()
+        task = asyncio.create_task(self._after(previous, key, turn, run))
+        self._tails[key] = (task, turn)
         task.add_done_callback(lambda done: self._forget(key, done))
         return task
 
-    async def _after(self, previous: asyncio.Task[None] | None, key: str,
-                     run: Coroutine[Any, Any, None]) -> None:
+    async def _after(self, previous: tuple[asyncio.Task[None], asyncio.Event] | None, key: str,
+                     turn: asyncio.Event, run: Coroutine[Any, Any, None]) -> None:
         try:
-            if previous is not None and not previous.done():
-                _, pending = await asyncio.wait({previous}, timeout=self.wait)
-                if pending:
+            if previous is not None and not previous[0].done() and not previous[1].is_set():
+                released = asyncio.ensure_future(previous[1].wait())
+                try:
+                    done, _ = await asyncio.wait({previous[0], released}, timeout=self.wait,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    released.cancel()
+                if not done:
                     logger.warning(f"event=order_wait_expired user={key} seconds={self.wait}")
         except BaseException:
             run.close()
+            turn.set()
             raise
-        await run
+        _turn.set(turn)
+        try:
+            await run
+        finally:
+            turn.set()
 
     def _forget(self, key: str, task: asyncio.Task[None]) -> None:
-        if self._tails.get(key) is task:
+        tail = self._tails.get(key)
+        if tail is not None and tail[0] is task:
             del self._tails[key]
 
     def reset(self) -> None:

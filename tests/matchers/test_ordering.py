@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from plugins.paizhuo.ordering import EventGate, user_key
+from plugins.paizhuo.ordering import EventGate, applied, user_key
 
 
 def message(user_id: int, message_id: int, kind: str = "group", text: str = "/托管",
@@ -71,3 +71,25 @@ async def test_a_stuck_message_holds_its_user_back_only_for_the_wait() -> None:
     await gate.spawn(message(7, 2), quick())
     assert done == ["next"] and not stuck.done()
     stuck.cancel()
+
+
+async def test_the_next_message_starts_once_the_previous_one_applied_its_change() -> None:
+    """A message that applied its change and queued its messages (``applied``) lets its
+    user's next one start while it still waits for its sends (a muted group)."""
+    gate = EventGate(wait=3600)
+    sends = asyncio.Event()
+    done: list[str] = []
+
+    async def first() -> None:
+        done.append("first applied")
+        applied()
+        await sends.wait()  # the sends are slow
+
+    async def second() -> None:
+        done.append("second")
+
+    slow = gate.spawn(message(7, 1), first())
+    await asyncio.wait_for(gate.spawn(message(7, 2), second()), 60)  # a guard, not a timing
+    assert done == ["first applied", "second"] and not slow.done()
+    sends.set()
+    await slow
