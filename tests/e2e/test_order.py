@@ -24,7 +24,8 @@ def world() -> OneBotSim:
 
 
 def bot_process(tmp_path: Path) -> BotProcess:
-    return BotProcess(tmp_path / "bot.log", access_token=TOKEN, env={"DEAL_SEED": "3"},
+    return BotProcess(tmp_path / "bot.log", access_token=TOKEN,
+                      env={"DEAL_SEED": "3", "COMPUTER_DELAY": "0.5"},
                       database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
 
 
@@ -57,6 +58,18 @@ async def test_a_message_delivered_twice_applies_once(tmp_path: Path) -> None:
             texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
             assert not any("电脑2" in t for t in texts), texts
             assert seats(tmp_path) == [str(OPENER), "ai:1"]
+            # The same for a toggle during the game: /托管 repeated is still on.
+            await sim.group_message(GROUP, OPENER, "/加机器人 2")
+            await sim.wait_for_text("开局", kind="group", since=since)
+            since = sim.mark()
+            mid = await sim.group_message(GROUP, OPENER, "/托管")
+            await sim.wait_for_text("进入托管", kind="group", since=since)
+            await sim.resend(mid)
+            await sim.group_message(GROUP, OPENER, "/牌桌")
+            await sim.wait_for_text("人局", kind="group", since=since)
+            texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
+            assert sum("进入托管" in t for t in texts) == 1, texts
+            assert not any("取消托管" in t for t in texts), texts
         finally:
             await sim.close()
 
