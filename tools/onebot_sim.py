@@ -47,7 +47,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal
+from typing import IO, Any, ClassVar, Literal
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -316,6 +316,9 @@ ActionHandler = Callable[[dict[str, Any]], Awaitable[Any]]
 class OneBotSim:
     """One simulated QQ account connected to the bot over reverse WebSocket.
 
+    Message ids count from 1 per simulator; one that connects goes on after the highest
+    id any earlier simulator of the same account used in this process.
+
     World state (mutate freely before or during a test):
 
     * ``friends`` – user ids that are friends of the bot account.
@@ -336,6 +339,9 @@ class OneBotSim:
     Observations: ``sent`` (every outgoing message, as :class:`Sent`), ``calls`` (every API
     call), ``events`` (every event posted), ``deleted`` (recalled message ids).
     """
+
+    _account_ids: ClassVar[dict[int, int]] = {}
+    """The highest message id used per account (``self_id``) by any simulator."""
 
     def __init__(
         self,
@@ -467,6 +473,11 @@ class OneBotSim:
         """
         if self.connected:
             raise RuntimeError("already connected; close() first")
+        # The account's message ids go on from those of any earlier simulator of the same
+        # account in this process, as a real account's do across reconnects (the bot
+        # drops a message id it has just seen as a repeated delivery).
+        self._next_message_id = max(self._next_message_id,
+                                    OneBotSim._account_ids.get(self.self_id, 0) + 1)
         headers = {"X-Self-ID": str(self.self_id), "X-Client-Role": "Universal"}
         if access_token:
             headers["Authorization"] = f"Bearer {access_token}"
@@ -592,6 +603,7 @@ class OneBotSim:
     def _new_message_id(self) -> int:
         mid = self._next_message_id
         self._next_message_id += 1
+        OneBotSim._account_ids[self.self_id] = max(mid, OneBotSim._account_ids.get(self.self_id, 0))
         return mid
 
     def build_group_message(
