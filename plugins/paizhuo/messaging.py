@@ -32,7 +32,7 @@ from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 from nonebot.log import LoguruHandler
 
-from plugins.paizhuo import scheduler
+from plugins.paizhuo import ordering, scheduler
 from plugins.paizhuo.config import Config, plugin_config
 from plugins.paizhuo.scheduler import SendScheduler
 
@@ -309,16 +309,18 @@ def reset_refusals() -> None:
 def submit(bot: Bot, outs: list[Outgoing]) -> Delivery:
     """Queue ``outs`` (merged; refusals over their user's limit dropped) on the bot's
     scheduler at once, without waiting: call it under a table's lock to keep that table's
-    messages in command order. Never raises."""
+    messages in command order. The command being handled then lets its sender's next
+    command start (``ordering.applied``): a handler queues its messages last. Never
+    raises."""
     kept = [o for o in outs if o.refusal_of is None or limiter().allow(o.refusal_of)]
     delivery = Delivery()
-    if not kept:
-        return delivery
-    sched = scheduler_for(bot)
-    for out in merge(kept):
-        future = sched.submit(out)
-        future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
-        delivery.parts.append((out, future))
+    if kept:
+        sched = scheduler_for(bot)
+        for out in merge(kept):
+            future = sched.submit(out)
+            future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
+            delivery.parts.append((out, future))
+    ordering.applied()  # queued in order: the sender's next command need not wait for the sends
     return delivery
 
 

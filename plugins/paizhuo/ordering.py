@@ -15,8 +15,9 @@ reconnects may deliver a message again with the same ``message_id``; it was appl
 * **In order** — the messages of one user (by ``user_id``: group chats and private chat
   alike, whichever account received them) run one after another: a message's handling
   starts when the previous one of that user has finished or has applied its change and
-  queued its messages (:func:`applied`, called by ``actions.run_locked``: the wait for
-  the sends themselves, long in a muted group, is not the next command's), or after
+  queued its messages (:func:`applied`, called when a handler queues its messages,
+  ``messaging.submit``, which every handler does last: the wait for the sends
+  themselves — paced, and long in a muted group — is not the next command's), or after
   :data:`ORDER_WAIT` seconds at most (a handler stuck on a hung call must not silence
   its user for good). Different users never wait for each other.
 
