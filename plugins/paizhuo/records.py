@@ -26,6 +26,7 @@ from db.store import Store
 from engine.cards import card_name
 from plugins.paizhuo.games import GAMES, GameAdapter, find_game
 from plugins.paizhuo.games.base import SeatView, UsageError
+from plugins.paizhuo.names import clean_name
 from plugins.paizhuo.replay import Step, engine_of, run
 from plugins.paizhuo.tables import now_utc
 
@@ -38,13 +39,6 @@ BOARD_USAGE = "用法：/排行 [游戏] [本周|本月|总]，例如 /排行 �
 def signed(n: int) -> str:
     """``+3`` / ``-1`` / ``0``."""
     return f"{n:+d}" if n else "0"
-
-
-def clean_name(raw: str) -> str:
-    """A display name: printable characters only, brackets made full-width, at most 12
-    characters (a name can never become a CQ code)."""
-    name = "".join(ch for ch in raw if ch.isprintable()).strip()
-    return name.replace("[", "［").replace("]", "］")[:12].strip()
 
 
 async def member_names(bot: Bot | None, group_id: str) -> dict[str, str]:
