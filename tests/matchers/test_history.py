@@ -29,6 +29,22 @@ async def test_board_defaults_to_the_most_played_game_and_names_members(app: App
             "3. 103 -3")}, {"message_id": 1})
 
 
+async def test_board_and_games_clean_names_as_seat_lists_do(app: App) -> None:
+    """A group card with a right-to-left override and 300 characters is shown on /排行
+    and /对局 as in a seat list: without the override, at most 20 characters."""
+    card = "\u202e" + "长" * 299
+    await REGISTRY.require_store().set_settings(str(GROUP), "抓特务", {"board_min_games": 1})
+    await finish([(101, "win", 2), (102, "loss", -2)])
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        for command, shown in (("/排行", "1. " + "长" * 20 + " +2"), ("/对局", "胜：" + "长" * 20)):
+            ctx.receive_event(bot, gmsg(102, command))
+            ctx.should_call_api("get_group_member_list", {"group_id": GROUP},
+                                [{"user_id": 101, "card": card, "nickname": "a"}])
+            ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+                shown, without=("\u202e", "长" * 21))}, {"message_id": 1})
+
+
 async def test_board_period_game_minimum_and_failed_member_list(app: App) -> None:
     old = datetime.now(UTC) - timedelta(days=40)
     await finish([(101, "win", 6), (102, "loss", -6)], game="挖坑", ended=old)
