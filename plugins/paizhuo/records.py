@@ -192,7 +192,7 @@ def known_seats(entry: GameEntry) -> list[SeatEntry]:
     adapter = GAMES.get(entry.game)
     if entry.void or adapter is None or all(s.result is not None for s in seats):
         return seats
-    rebuilt = _rebuilt(entry, adapter)
+    rebuilt = _rebuilt(entry, adapter, steps=False)
     if rebuilt is None or not adapter.is_over(rebuilt.final):
         return seats
     views = [SeatView(s.user_id, s.name or "") for s in seats]
@@ -210,13 +210,14 @@ def known_seats(entry: GameEntry) -> list[SeatEntry]:
     return seats
 
 
-def _rebuilt(entry: GameEntry, adapter: GameAdapter) -> Rebuilt | None:
-    """The game's replay re-run, ``None`` when it has none or it cannot be re-run (logged)."""
+def _rebuilt(entry: GameEntry, adapter: GameAdapter, steps: bool = True) -> Rebuilt | None:
+    """The game's replay re-run (each step, or with ``steps=False`` only its end), ``None``
+    when it has none or it cannot be re-run (logged)."""
     replay = entry.summary.get("replay")
     if not replay:
         return None
     try:
-        return run(engine_of(adapter), replay)
+        return run(engine_of(adapter), replay, steps=steps)
     except Exception as err:  # noqa: BLE001 - an unreadable replay still shows the result
         logger.warning(f"replay of game {entry.uid} cannot be re-run: {err!r}")
         return None
