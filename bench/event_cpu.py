@@ -9,10 +9,11 @@ plain chat (answered by nobody). Prints, per kind, the bot process's CPU time pe
 and the reply's median latency. What NoneBot's matcher machinery costs per message is
 the difference between these and an idle bot.
 
-``--computer-games N`` then plays N games of 挖坑 with three computer seats (电脑, no
-pause: ``COMPUTER_DELAY=0``), one after another, and prints the bot's CPU time per
-computer move (bids, the bury and every play or pass, as announced in the group) —
-the timers, the strategy, the save and the sends of a move together.
+``--computer-games N`` then plays N games of 挖坑 of two computer seats (电脑, no pause:
+``COMPUTER_DELAY=0``) and one person in 托管 (played for like a computer), one after
+another, and prints the bot's CPU time per move (bids, the bury and every play or
+pass, as announced in the group) — the timers, the strategy, the save and the sends of
+a move together.
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ KINDS = [("echo", [AT, {"type": "text", "data": {"text": " /echo x"}}], True),
 GROUP = 4242
 OPENER = 777
 ADMIN = 9
-MOVE_LINE = re.compile(r"^电脑\d+ (出 |过|叫|不叫)", re.M)
-"""A computer's move as the group is told it (a play, a pass, a bid)."""
+MOVE_LINE = re.compile(r"^(?:电脑\d+|甲) (?:出 |过|叫|不叫)", re.M)
+"""A move as the group is told it (a play, a pass, a bid)."""
 
 
 async def computer_games(sim: OneBotSim, pid: int | None, games: int) -> None:
-    """Play ``games`` games of 挖坑 with three computer seats; print CPU per move."""
+    """Play ``games`` games of 挖坑: one person in 托管 (the bot plays for them as for a
+    computer) and two computer seats; print CPU per move."""
     sim.add_member(GROUP, ADMIN, "管理", role="admin")
     sim.add_member(GROUP, OPENER, "甲")
     sim.add_friend(OPENER, "甲")
@@ -55,20 +57,20 @@ async def computer_games(sim: OneBotSim, pid: int | None, games: int) -> None:
     for _ in range(games):
         await sim.group_message(GROUP, OPENER, "/开局 挖坑")
         await sim.wait_for_text("开了一桌", kind="group", since=sim.mark() - 1)
-        since = sim.mark()
-        await sim.group_message(GROUP, OPENER, "/加机器人")
-        await sim.wait_for_text("电脑1 入座", kind="group", since=since)
-        await sim.group_message(GROUP, OPENER, "/退出")
-        await sim.wait_for_text("甲 退出", kind="group", since=since)
         await sim.wait_idle(quiet=0.3)
         since = sim.mark()
         before = cpu_seconds(pid)
-        await sim.group_message(GROUP, ADMIN, "/加机器人 2")
-        await sim.wait_for_text("牌桌已关闭", kind="group", since=since, timeout=120)
+        await sim.group_message(GROUP, OPENER, "/加机器人 2")
+        await sim.wait_for_text("开局", kind="group", since=since)
+        await sim.group_message(GROUP, OPENER, "/托管")
+        await sim.wait_for_text("本局结束", kind="group", since=since, timeout=120)
         await sim.wait_idle(quiet=0.3)
         cpu += cpu_seconds(pid) - before
-        moves += sum(len(MOVE_LINE.findall(s.text)) + ("扣底" in s.text)
+        moves += sum(len(MOVE_LINE.findall(s.text)) + ("扣底完成" in s.text)
                      for s in sim.sent[since:] if s.kind == "group")
+        mark = sim.mark()
+        await sim.group_message(GROUP, ADMIN, "/结束")
+        await sim.wait_for_text("牌桌已关闭", kind="group", since=mark)
     print(f"电脑对局：{games} 局 挖坑，{moves} 步，每步 CPU {cpu / max(moves, 1) * 1e3:.2f} ms",
           flush=True)
 
