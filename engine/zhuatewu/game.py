@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import DECK_54, RA, rank_of
-from engine.climbing import ClimbingGame, carried_seat
+from engine.climbing import ClimbingGame, carried_seat, shape_rule
 from engine.errors import MoveError, hand_error
 from engine.readings import ZHUATEWU, Reading, Vocabulary
 from engine.zhuatewu.rules import ZRules, beats, classify
@@ -141,6 +141,12 @@ class ZGame(ClimbingGame):
     def beats(self, new: Reading, old: Reading) -> bool:
         """Z-4 comparison."""
         return beats(new, old)
+
+    def shape_rule(self, cards: Sequence[int]) -> str | None:
+        """Z-4: the rule a play of no legal type breaks."""
+        return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5,
+                          min_pairs=self.rules.min_pair_chain, min_triples=3,
+                          bare_triple=True, kickers=True)
 
     def protected(self) -> Sequence[int]:
         """G-1: spy cards are taken last by rank-only plays."""
