@@ -845,8 +845,14 @@ PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
 def move_refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
     """The reply to a refused move (G-4): a reason that describes the player's hand
     (``err.private``) goes to the player alone, and the group hears only that the move was
-    not accepted; any other reason is replied where the move was made."""
-    out = refuse(err.message)
+    not accepted; any other reason is replied where the move was made. ``还没轮到你``
+    says whose turn it is (public: the turn prompt names them)."""
+    message = err.message
+    if err.code == "not_turn" and table.engine is not None:
+        acting = table.adapter.acting_seat(table.engine)  # public: the prompt @-mentions them
+        if acting is not None:
+            message = f"{message}，现在轮到 {table.seats[acting].name}"
+    out = refuse(message)
     if not err.private or out.kind != "group":
         return [out]
     return [refuse(PRIVATE_REASON), private(user_id, err.message, table.group_id)]

@@ -12,16 +12,18 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
 from engine.cards import (
-    CardsNotHeld,
+    CardWrittenTwice,
     NotationError,
+    check_deck,
     format_cards,
     format_ranks,
+    missing,
     parse_cards,
     resolve,
 )
 from engine.climbing import carried_seat
 from engine.computer import SCORE_RANKS, choose_bid, choose_bury
-from engine.errors import MoveError, hand_error
+from engine.errors import MoveError
 from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
@@ -198,12 +200,21 @@ class WakengAdapter(ClimbingAdapter):
             return None
         if game.phase != "bury" or seat != game.digger:
             raise MoveError("not_burying", "现在不需要你扣底")
+        usage = f"请回复：扣 <4 张牌>，例如 {self._bury_example(game)}"
         try:
-            cards = resolve(parse_cards(t[1:]), game.hands[seat])
-        except NotationError as err:
-            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 {self._bury_example(game)}") from None
-        except CardsNotHeld as err:
-            raise hand_error("not_held", str(err)) from None
+            specs = parse_cards(t[1:])
+            check_deck(specs)
+        except (NotationError, CardWrittenTwice) as err:
+            raise MoveError("notation", f"{err}。{usage}") from None
+        reasons = []  # W-3, every reason at once (the refusal is private)
+        if len(specs) != 4:
+            reasons.append(f"要扣 4 张牌，你写了 {len(specs)} 张")
+        lacking = missing(specs, game.hands[seat])
+        if lacking:
+            reasons.append("你没有 " + "、".join(lacking))
+        if reasons:
+            raise MoveError("bury", "；".join(reasons) + f"。{usage}", private=bool(lacking))
+        cards = resolve(specs, game.hands[seat])
         game.bury(seat, cards)
         return self._after_bury(game, seats, "")
 

@@ -10,10 +10,21 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
+from engine.cards import (
+    RA,
+    CardWrittenTwice,
+    NotationError,
+    card,
+    card_name,
+    check_deck,
+    format_cards,
+    missing,
+    parse_cards,
+    resolve,
+)
 from engine.climbing import Move
 from engine.computer import choose_declare, choose_return
-from engine.errors import MoveError, hand_error
+from engine.errors import MoveError
 from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
@@ -228,15 +239,36 @@ class ZhuatewuAdapter(ClimbingAdapter):
         return None
 
     def _return(self, game: ZGame, seats: list[SeatView], seat: int, body: str) -> list[Say]:
+        """``还 <牌>`` (Z-8). A refusal gives every reason that applies at once (it is
+        private): the count, an A or a spy card named, the cards the hand lacks."""
         exchange = game.next_return(seat) if game.phase == "tribute" else None
         if exchange is None:
             raise MoveError("not_tribute", "你现在不需要还贡")
         try:
-            cards = resolve(parse_cards(body), game.hands[seat], protected=game.spy_cards)
-        except NotationError as err:
+            specs = parse_cards(body)
+            check_deck(specs)
+        except (NotationError, CardWrittenTwice) as err:
             raise MoveError("notation", f"{err}。请回复：还 <牌>，例如 还 3") from None
-        except CardsNotHeld as err:
-            raise hand_error("not_held", str(err)) from None
+        count = exchange["count"]
+        reasons = []
+        if len(specs) != count:
+            reasons.append(f"要还 {count} 张牌，你写了 {len(specs)} 张")
+        if any(sp.rank == RA for sp in specs):
+            reasons.append("A 不能还")
+        named_spies = [c for c in game.spy_cards
+                       if any(sp.suit is not None and card(sp.rank, sp.suit) == c for sp in specs)]
+        if named_spies:
+            reasons.append(f"特务牌 {'、'.join(card_name(c) for c in named_spies)} 不能还")
+        lacking = missing(specs, game.hands[seat])
+        if lacking:
+            reasons.append("你没有 " + "、".join(lacking))
+        if not reasons:
+            cards = resolve(specs, game.hands[seat], protected=game.spy_cards)
+            if any(c in game.spy_cards for c in cards):
+                reasons.append("特务牌不能还")
+        if reasons:
+            raise MoveError("return", "；".join(reasons) + f"。请回复：还 <{count} 张牌>，不能还 A 和特务牌",
+                            private=bool(lacking))
         exchange = game.return_tribute(seat, cards)
         return self._returned(game, seats, [exchange], auto=False)
 
