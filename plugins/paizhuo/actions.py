@@ -287,9 +287,7 @@ async def _on_time(table: Table) -> list[Outgoing]:
         seat = table.adapter.acting_seat(table.engine) if table.playing else None
         if seat is None:
             return []
-        left = int((table.deadline - now).total_seconds()) if table.deadline else 0
-        what = "代你过" if table.adapter.is_following(table.engine) else "代你出牌"
-        return [reply(table.group_id, table.seats[seat].user_id, f"还剩 {left} 秒，超时机器人将{what}。")]
+        return [reply(table.group_id, table.seats[seat].user_id, warning_text(table, now))]
     if table.deadline is None or now < table.deadline:
         schedule(table)
         return []
@@ -323,6 +321,17 @@ async def _on_time(table: Table) -> list[Outgoing]:
                             "发送任意出牌命令或 /托管 即可取消。"))
             log_event(table, "auto_on", seat)
     return await _commit(table, says_to_outs(table, says))
+
+
+def warning_text(table: Table, now) -> str:
+    """The reminder before the turn time runs out: the seconds left and what the bot will
+    then do, truthfully and the same whatever the hand (G-4): a player in 托管 is moved
+    with the computer players' play, a timed-out one by the group's 超时代打 rule."""
+    left = max(1, int((table.deadline - now).total_seconds())) if table.deadline else 0
+    seat = table.adapter.acting_seat(table.engine)
+    simple = (table.seats[seat].user_id not in table.auto
+              and table.setting("timeout_play") == "简单")
+    return f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}。"
 
 
 def _auto_passes(table: Table) -> list[Outgoing]:

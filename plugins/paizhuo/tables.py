@@ -53,6 +53,14 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
+def reminder_before(turn: int) -> int | None:
+    """Seconds before a ``turn``-second limit runs out that the player to act is warned:
+    a third of it, at least 2 and at most 15; ``None`` for a limit of 5 seconds or less
+    (too short to warn)."""
+    if turn <= 5:
+        return None
+    return min(15, max(2, turn // 3))
+
 @dataclass(slots=True)
 class Table:
     """A group's table.
@@ -167,8 +175,9 @@ class Table:
         turn = int(self.setting("turn_seconds"))
         if turn:
             self.deadline = now + timedelta(seconds=turn)
-            if turn >= 20:
-                self.remind_at = self.deadline - timedelta(seconds=min(15, turn // 3))
+            before = reminder_before(turn)
+            if before:
+                self.remind_at = self.deadline - timedelta(seconds=before)
 
     def to_json(self) -> dict:
         """Everything needed to resume this table, as JSON-able data."""

@@ -156,6 +156,11 @@ class GameAdapter(ABC):
         strategy, or the simple timeout rule when ``simple``; ``why`` is shown with the
         move (e.g. ``超时``)."""
 
+    def timeout_words(self, game: Any, simple: bool) -> str:
+        """What the bot does for the player to act when the turn time runs out (``代你…``),
+        truthfully and from public information only (G-4)."""
+        return "代你出牌"
+
     def cannot_beat(self, game: Any) -> bool:
         """The player to act is following and holds nothing that beats the table."""
         return False

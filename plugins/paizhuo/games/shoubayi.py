@@ -61,6 +61,19 @@ class ShoubayiAdapter(ClimbingAdapter):
             return "；把一必拦：管得了就必须管，管不了才能过"
         return super().pass_hint(game)
 
+    def simple_follow_words(self, game: SGame) -> str:
+        """S-4 把一必拦: the simple rule beats when it can, else passes."""
+        if game.blocking_turn():
+            return "代你过；把一必拦：管得了就代你管"
+        return super().simple_follow_words(game)
+
+    def timeout_words(self, game: SGame, simple: bool) -> str:
+        """手把一's simple rule leads the lowest legal single, not always the lowest card
+        (S-3: never a lone joker)."""
+        if game.lead is None and simple:
+            return "代你首出（出最小的能出的牌）"
+        return super().timeout_words(game, simple)
+
     def prompt_warning(self, game: SGame) -> str:
         """S-4 包赔, told before the player plays."""
         if game.baopei_risk():

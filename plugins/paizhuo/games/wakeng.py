@@ -137,7 +137,14 @@ class WakengAdapter(ClimbingAdapter):
         options = " / ".join("不叫" if b == 0 else f"叫 {b}" for b in game.bid_options(game.bidder))
         current = f"当前最高 {high} 分" if high else "还没人叫"
         return plain("轮到 ") + at(seats[game.bidder].user_id) + MessageSegment.text(
-            f" 叫分：{options}（{current}）")
+            f" 叫分：{options}（{current}）{self.time_note(game, seats, game.bidder)}")
+
+    def timeout_words(self, game: WGame, simple: bool) -> str:
+        """W-2: a bidder who runs out of time does not bid, or bids the least they must."""
+        if game.phase == "bid":
+            low = game.bid_options(game.bidder)[0]
+            return "代你不叫" if low == 0 else f"代你叫 {low} 分"
+        return super().timeout_words(game, simple)
 
     def _after_bid(self, game: WGame, seats: list[SeatView], seat: int, why: str = "") -> list[Say]:
         amount = game.bids[seat]
