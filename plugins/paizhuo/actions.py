@@ -1082,7 +1082,7 @@ async def show_rules(group_id: str, args: str) -> str:
         default = setting.show(setting.default)
         return "\n".join([
             f"【{adapter.name}】{setting.name}：{value}（可选 {choices_text(setting)}，默认 {default}）",
-            f"{setting.meaning}（{setting.section}）",
+            setting.meaning,  # no rule codes in what players read
             f"改：/设置 {adapter.name} {setting.name} <值>（群主、管理员）",
         ])
     lines = [f"【{adapter.name}】本群规则"]

@@ -103,3 +103,84 @@ def test_g3_prompt_time_comes_from_the_group_setting() -> None:
         size = 3
         game = adapter.new_game(size, {"turn_seconds": 33}, 1, None)
         assert game.rules.turn_seconds == 33, name
+
+
+# ---- end messages -----------------------------------------------------------------------------
+def test_z7_draw_end_says_why_and_every_multiplier() -> None:
+    """The reported end ``本局结束：平局！ 名次：1.电脑2 2.电脑3 3.小明`` said no reason."""
+    from engine.zhuatewu.game import ZGame
+    from plugins.paizhuo.games import GAMES
+    from plugins.paizhuo.games.base import SeatView
+
+    game = ZGame.from_hands([cards("3"), [SPADE_A], cards("4 5")], leader=0)
+    game.play(0, cards("3"))
+    game.play(1, [SPADE_A])
+    assert game.result["outcome"] == "draw"
+    seats = [SeatView(str(u), f"玩家{u}") for u in (101, 102, 103)]
+    text = GAMES["抓特务"].end(game, seats).extract_plain_text()
+    assert "平局：平民第一个出完，特务第二个" in text
+    assert "倍数：玩家102（暗特务）×1" in text
+
+
+def test_z7_four_player_draw_names_the_order() -> None:
+    """Two spies, order 特民民(特): a draw (Z-7), told with the order."""
+    from engine.cards import card
+    from engine.zhuatewu.game import ZGame
+    from plugins.paizhuo.games import GAMES
+    from plugins.paizhuo.games.base import SeatView
+
+    club_ace = card(11, 2)
+    game = ZGame.from_hands([[SPADE_A], cards("3"), cards("4"), [club_ace, *cards("5")]], leader=0)
+    game.play(0, [SPADE_A])
+    for seat in (1, 2, 3):
+        game.pass_turn(seat)       # 接风: seat 1 leads
+    game.play(1, cards("3"))
+    game.play(2, cards("4"))
+    assert game.result["outcome"] == "draw"
+    seats = [SeatView(str(u), f"玩家{u}") for u in (101, 102, 103, 104)]
+    text = GAMES["抓特务"].end(game, seats).extract_plain_text()
+    assert "平局：出完顺序 特民民特，双方各有一人先走、一人垫底" in text
+
+
+def test_s4_baopei_wording_fits_two_players() -> None:
+    from engine.shoubayi.game import SGame
+    from plugins.paizhuo.games import GAMES
+    from plugins.paizhuo.games.base import SeatView
+
+    game = SGame.from_hands([cards("3 4 5"), []], leader=0)
+    game.played = [True, True]
+    game.result = {"winner": 1, "baopei": 0, "points": [-3, 3], "results": ["loss", "win"],
+                   "payments": [3, 0]}
+    seats = [SeatView("101", "甲"), SeatView("102", "乙")]
+    text = GAMES["手把一"].end(game, seats).extract_plain_text()
+    assert "替所有人赔" not in text and "包赔：甲 放走了把一的下家（只有他一家输" in text
+    game3 = SGame.from_hands([cards("3 4 5"), [], cards("6 7")], leader=0)
+    game3.played = [True, True, True]
+    game3.result = {"winner": 1, "baopei": 0, "points": [-5, 5, 0], "results": ["loss", "win", "loss"],
+                    "payments": [5, 0, 0]}
+    seats3 = [*seats, SeatView("103", "丙")]
+    assert "替 丙 赔" in GAMES["手把一"].end(game3, seats3).extract_plain_text()
+
+
+# ---- other texts --------------------------------------------------------------------------------
+async def test_rules_text_has_no_rule_codes(monkeypatch) -> None:
+    from chat_support import gmsg
+
+    bot, sent = await recording_bot(monkeypatch)
+    for game in ("抓特务 显示张数", "挖坑 挖坑规则", "手把一 包赔", "抓特务 出牌限时"):
+        await bot.handle_event(gmsg(A, f"/规则 {game}"))
+    for text in sent.texts():
+        assert not re.search(r"[GZWS]-\d", text), text
+
+
+async def test_join_ignores_trailing_words(monkeypatch) -> None:
+    from chat_support import gmsg
+
+    from plugins.paizhuo.tables import REGISTRY
+
+    bot, sent = await recording_bot(monkeypatch)
+    await bot.handle_event(gmsg(A, "/开局 抓特务 三人"))
+    await bot.handle_event(gmsg(B, "/加入 我来了"))
+    table = REGISTRY.get("5001")
+    assert [s.user_id for s in table.seats] == [str(A), str(B)]
+    assert not any("用法" in t for t in sent.texts())

@@ -156,10 +156,20 @@ class ShoubayiAdapter(ClimbingAdapter):
             lines.append(f"{seats[s].name} 剩 {len(game.hands[s])} 张：{self.cards(game, game.hands[s])}"
                          f"{note}，应赔 {cards * mult}")
         if result.get("baopei") is not None:
-            lines.append(f"包赔：{seats[result['baopei']].name} 放走了把一的下家，替所有人赔。")
+            lines.append(self._baopei_line(game, seats, result))
         lines.append("积分：" + "，".join(f"{seats[s].name} {signed(result['points'][s])}"
                                           for s in range(game.players)))
         return plain("\n".join(lines))
+
+    def _baopei_line(self, game: SGame, seats: list[SeatView], result: dict) -> str:
+        """S-4 包赔, in words that fit how many others it pays for (none with 2 players)."""
+        payer = result["baopei"]
+        others = [seats[s].name for s in range(game.players)
+                  if s not in (payer, result["winner"]) and game.hands[s]]
+        head = f"包赔：{seats[payer].name} 放走了把一的下家"
+        if not others:
+            return f"{head}（只有他一家输，照常自己赔）。"
+        return f"{head}，替 {'、'.join(others)} 赔。"
 
     def record(self, game: SGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:

@@ -19,6 +19,7 @@ from engine.cards import (
     format_ranks,
     missing,
     parse_cards,
+    rank_of,
     resolve,
 )
 from engine.climbing import carried_seat
@@ -279,7 +280,10 @@ class WakengAdapter(ClimbingAdapter):
     def end(self, game: WGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
         winner = "挖坑者胜" if result["winner"] == DIGGER else "农民胜"
-        mult = "" if game.rules.shaanxi else f"，倍数 ×{result['multiplier']}"
+        scoring = sum(1 for c in game.buried if rank_of(c) in SCORE_RANKS)
+        mult = "" if game.rules.shaanxi else (
+            f"，倍数 ×{result['multiplier']}（扣底有 {scoring} 张 5、10、K，每张翻倍）" if scoring
+            else "，倍数 ×1（扣底没有 5、10、K）")
         lines = [f"【挖坑】本局结束：{winner}！",
                  f"挖坑者：{seats[game.digger].name}（{game.bid} 分）；扣的底：{self.cards(game, game.buried)}{mult}",
                  f"原底牌：{self.cards(game, game.bottom)}"]

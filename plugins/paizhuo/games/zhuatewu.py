@@ -36,6 +36,7 @@ from plugins.paizhuo.messaging import plain
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}
 RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
+STAKE_TEXT = {"明": "明特务", "明牌": "明牌", "暗": "暗特务"}
 DECLARE_TEXT = {"明": "明特务（积分 ×2）", "明牌": "明牌（手牌公开，积分 ×4）", "暗": "暗特务（不亮身份）"}
 
 
@@ -334,9 +335,11 @@ class ZhuatewuAdapter(ClimbingAdapter):
         lines = [f"【抓特务】本局结束：{OUTCOME_TEXT[result['outcome']]}！",
                  f"名次：{order}",
                  f"特务：{spies}；平民：{civilians}"]
-        stakes = [s for s in game.spies() if game.stakes[s] > 1]
-        if stakes:
-            lines.append("倍数：" + "，".join(f"{seats[s].name} ×{game.stakes[s]}" for s in stakes))
+        if result["outcome"] == "draw":
+            lines.append(self.draw_reason(game))
+        lines.append("倍数：" + "，".join(
+            f"{seats[s].name}（{STAKE_TEXT[game.declared[s] or '暗']}）×{game.stakes[s]}"
+            for s in game.spies()))
         for s in range(game.players):
             if game.hands[s]:
                 lines.append(f"{seats[s].name} 剩牌：{self.cards(game, game.hands[s])}")
@@ -344,6 +347,20 @@ class ZhuatewuAdapter(ClimbingAdapter):
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
             for s in range(game.players)))
         return plain("\n".join(lines))
+
+    def draw_reason(self, game: ZGame) -> str:
+        """Why the finishing order is a draw (Z-7), in the players' words."""
+        roles = [game.roles[s] for s in game.out]
+        roles += [game.roles[s] for s in range(game.players) if s not in game.out]
+        order = "".join("特" if r == SPY else "民" for r in roles)
+        if game.players == 3:
+            return ("平局：平民第一个出完，特务第二个——特务没拿第一，平民也没两人都走在特务前面，"
+                    "不计分。")
+        if game.lone_spy():
+            place = roles.index(SPY) + 1
+            return (f"平局：特务（打独头）第 {place} 个出完，既不是第一也不是最后"
+                    "（独头规则 b），不计分。")
+        return f"平局：出完顺序 {order}，双方各有一人先走、一人垫底，不计分。"
 
     def record(self, game: ZGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:
