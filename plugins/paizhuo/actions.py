@@ -1004,6 +1004,24 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
     await deliver(bot, outs)
 
 
+def with_time_left(table: Table, msg: Message) -> Message:
+    """A re-posted table whose prompt shows the turn time still left (``（还剩 23 秒）``)
+    instead of the full limit the prompt was first sent with (``（60 秒）``, G-3)."""
+    turn = getattr(getattr(table.engine, "rules", None), "turn_seconds", 0)
+    if (not table.playing or table.deadline is None or not turn
+            or table.adapter.prompt_seconds(table.engine)):
+        return msg
+    left = max(1, int((table.deadline - now_utc()).total_seconds()))
+    full = f"（{turn} 秒）"
+    out = Message()
+    for seg in msg:
+        text = seg.data.get("text", "") if seg.type == "text" else ""
+        if text.endswith(full):
+            seg = MessageSegment.text(text[: -len(full)] + f"（还剩 {left} 秒）")
+        out.append(seg)
+    return out
+
+
 async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
     """``/牌桌``: re-post the public table."""
     table = REGISTRY.get(group_id)
@@ -1014,7 +1032,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         if table.status == WAITING:
             msg = plain(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
         else:
-            msg = table.adapter.table(table.engine, table.seats)
+            msg = with_time_left(table, table.adapter.table(table.engine, table.seats))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
@@ -1172,7 +1190,8 @@ async def announce_resumed(bot: Bot) -> None:
         if table.deadline is not None and table.deadline <= now:
             continue
         async with table.lock:
-            msg = plain("机器人已重启，牌局继续：\n") + table.adapter.table(table.engine, table.seats)
+            msg = plain("机器人已重启，牌局继续：\n") + with_time_left(
+                table, table.adapter.table(table.engine, table.seats))
         await deliver(bot, [group(group_id, msg)])
 
 

@@ -14,14 +14,20 @@ from chat_support import (
     SPADE_A,
     A,
     B,
+    gmsg,
     recording_bot,
     seat_table,
 )
 from nonebug import App
 from support import cards
 
+from engine.cards import card
+from engine.shoubayi.game import SGame
+from engine.zhuatewu.game import ZGame
 from plugins.paizhuo import actions
-from plugins.paizhuo.tables import Table, now_utc, reminder_before
+from plugins.paizhuo.games import GAMES
+from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.tables import REGISTRY, Table, now_utc, reminder_before
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 
@@ -81,8 +87,6 @@ async def test_g3_short_limit_is_armed_with_a_reminder(app: App) -> None:
 
 
 async def test_g3_prompt_to_act_shows_the_time_limit(app: App, monkeypatch) -> None:
-    from chat_support import gmsg
-
     table = await seat_table(HANDS, leader=0)
     engine = table.engine
     engine.rules = type(engine.rules).from_json({**engine.rules.to_json(), "turn_seconds": 45})
@@ -93,7 +97,6 @@ async def test_g3_prompt_to_act_shows_the_time_limit(app: App, monkeypatch) -> N
 
 
 def test_g3_prompt_time_comes_from_the_group_setting() -> None:
-    from plugins.paizhuo.games import GAMES
 
     for name, adapter in GAMES.items():
         size = 3
@@ -104,9 +107,6 @@ def test_g3_prompt_time_comes_from_the_group_setting() -> None:
 # ---- end messages -----------------------------------------------------------------------------
 def test_z7_draw_end_says_why_and_every_multiplier() -> None:
     """The reported end ``本局结束：平局！ 名次：1.电脑2 2.电脑3 3.小明`` said no reason."""
-    from engine.zhuatewu.game import ZGame
-    from plugins.paizhuo.games import GAMES
-    from plugins.paizhuo.games.base import SeatView
 
     game = ZGame.from_hands([cards("3"), [SPADE_A], cards("4 5")], leader=0)
     game.play(0, cards("3"))
@@ -120,10 +120,6 @@ def test_z7_draw_end_says_why_and_every_multiplier() -> None:
 
 def test_z7_four_player_draw_names_the_order() -> None:
     """Two spies, order 特民民(特): a draw (Z-7), told with the order."""
-    from engine.cards import card
-    from engine.zhuatewu.game import ZGame
-    from plugins.paizhuo.games import GAMES
-    from plugins.paizhuo.games.base import SeatView
 
     club_ace = card(11, 2)
     game = ZGame.from_hands([[SPADE_A], cards("3"), cards("4"), [club_ace, *cards("5")]], leader=0)
@@ -139,9 +135,6 @@ def test_z7_four_player_draw_names_the_order() -> None:
 
 
 def test_s4_baopei_wording_fits_two_players() -> None:
-    from engine.shoubayi.game import SGame
-    from plugins.paizhuo.games import GAMES
-    from plugins.paizhuo.games.base import SeatView
 
     game = SGame.from_hands([cards("3 4 5"), []], leader=0)
     game.played = [True, True]
@@ -160,8 +153,6 @@ def test_s4_baopei_wording_fits_two_players() -> None:
 
 # ---- other texts --------------------------------------------------------------------------------
 async def test_rules_text_has_no_rule_codes(monkeypatch) -> None:
-    from chat_support import gmsg
-
     bot, sent = await recording_bot(monkeypatch)
     for game in ("抓特务 显示张数", "挖坑 挖坑规则", "手把一 包赔", "抓特务 出牌限时"):
         await bot.handle_event(gmsg(A, f"/规则 {game}"))
@@ -170,9 +161,6 @@ async def test_rules_text_has_no_rule_codes(monkeypatch) -> None:
 
 
 async def test_join_ignores_trailing_words(monkeypatch) -> None:
-    from chat_support import gmsg
-
-    from plugins.paizhuo.tables import REGISTRY
 
     bot, sent = await recording_bot(monkeypatch)
     await bot.handle_event(gmsg(A, "/开局 抓特务 三人"))
@@ -180,3 +168,12 @@ async def test_join_ignores_trailing_words(monkeypatch) -> None:
     table = REGISTRY.get("5001")
     assert [s.user_id for s in table.seats] == [str(A), str(B)]
     assert not any("用法" in t for t in sent.texts())
+
+
+async def test_g3_table_repost_shows_the_time_left(app: App, monkeypatch) -> None:
+    table = await seat_table(HANDS, leader=0)
+    table.deadline = now_utc() + timedelta(seconds=23.5)
+    bot, sent = await recording_bot(monkeypatch)
+    await bot.handle_event(gmsg(B, "/牌桌"))
+    (text,) = sent.texts()
+    assert re.search(r"首出（还剩 2[23] 秒）$", text), text
