@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import (
+    RANK_NAMES,
     CardsNotHeld,
     CardSpec,
     CardWrittenTwice,
     NotationError,
     check_deck,
-    format_ranks,
     parse_cards,
     rank_of,
     resolve,
@@ -56,12 +56,14 @@ def carried_seat(previous: dict, seat: int) -> int | None:
 
 def shape_rule(cards: Sequence[int], *, vocabulary: Vocabulary, min_straight: int,
                min_pairs: int, min_triples: int | None, bare_triple: bool,
-               kickers: bool) -> str | None:
+               kickers: bool, chain_ends: str = "2 不能连") -> str | None:
     """The hand-type rule (Z-4, W-4, W-7, S-3) that cards of no legal type break, from
     their shape (how many cards of each rank): a bare triple where a triple must carry,
     a wrong kicker, a chain too short, ranks that do not run, a joker in a chain.
     ``min_triples`` is ``None`` when triples never chain on their own; ``kickers`` tells
-    whether triples and fours may carry cards. ``None`` when no single rule explains it."""
+    whether triples and fours may carry cards; ``chain_ends`` is the game's rule for 2 and
+    A in chains, said when a chain of consecutive ranks holds one of them. ``None`` when
+    no single rule explains it."""
     counts = Counter(rank_of(c) for c in cards)
     shape = sorted(counts.values(), reverse=True)
     groups = len(shape)
@@ -72,10 +74,12 @@ def shape_rule(cards: Sequence[int], *, vocabulary: Vocabulary, min_straight: in
         return "三张不能带牌"
     if shape[0] == 4 and groups > 1 and not kickers:
         return "四张不能带牌"
-    if shape[:2] == [3, 2] and groups == 2 and kickers:
+    if shape[0] == 3 and shape.count(3) == 1 and groups > 1 and kickers:
         return f"三张只能带一张牌（{name('triple_one')}）"
     if shape[0] == 4 and kickers and groups > 1 and len(cards) != 6:
         return f"四张要带两张牌（{name('four_two')}）"
+    if sorted(counts) == [13, 14] and groups == 2:
+        return "小王和大王不算对子"
     if len(set(shape)) == 1:
         width = shape[0]
         if width == 1 and groups < min_straight:
@@ -89,6 +93,11 @@ def shape_rule(cards: Sequence[int], *, vocabulary: Vocabulary, min_straight: in
         if width <= 3 and groups > 1:
             if any(r >= 13 for r in counts):
                 return "王不能连"
+            high = sorted(counts)
+            low = sorted({11: -2, 12: -1}.get(r, r) for r in counts)  # A and 2 below 3
+            if any(order[-1] - order[0] == groups - 1 for order in (high, low)) and (
+                    high[-1] >= 11 or high[0] == 0):
+                return chain_ends  # the ranks run, but the game's rule for the ends refuses
             return "点数要相连"
     return None
 
@@ -257,13 +266,11 @@ class ClimbingGame:
 
     def type_reason(self, cards: Sequence[int], readings: list[Reading], reason: str) -> str:
         """The reason a play's type was refused, as the player reads it: cards of no
-        legal type are named (``77889 不是合法牌型``) with the rule of the nearest type
-        (:meth:`shape_rule`, e.g. S-3 ``三张必须带一张牌``)."""
+        legal type are named in the order typed (``77889 不是合法牌型``) with the rule
+        of the nearest type (:meth:`shape_rule`, e.g. S-3 ``三张必须带一张牌``)."""
         if readings:
             return reason
-        rules = getattr(self, "rules", None)
-        order = rules.rank_order() if rules is not None else None
-        shown = format_ranks(cards, order).replace(" ", "")
+        shown = "".join(RANK_NAMES[rank_of(c)] for c in cards)  # as typed
         rule = self.shape_rule(cards)
         return f"{shown} 不是合法牌型" + (f"：{rule}" if rule else "")
 

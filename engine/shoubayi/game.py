@@ -128,7 +128,8 @@ class SGame(ClimbingGame):
         """S-3: the rule a play of no legal type breaks (a triple carries exactly one
         card, 联对 needs 3 pairs, …)."""
         return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5, min_pairs=3,
-                          min_triples=None, bare_triple=False, kickers=True)
+                          min_triples=None, bare_triple=False, kickers=True,
+                          chain_ends="2 只能连在最小的一头（A 2 3 …），不能接在 A 后")
 
     def lead_readings(self, readings: list[Reading]) -> list[Reading]:
         """S-3.4: a bomb may not lead (four equal cards led are a 三带一)."""

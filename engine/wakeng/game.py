@@ -200,9 +200,10 @@ class WGame(ClimbingGame):
         """W-4 / W-7: the rule a play of no legal type breaks (no kickers, chain lengths)."""
         if self.rules.shaanxi:
             return shape_rule(cards, vocabulary=self.vocabulary, min_straight=3, min_pairs=3,
-                              min_triples=None, bare_triple=True, kickers=False)
+                              min_triples=None, bare_triple=True, kickers=False,
+                              chain_ends="连牌只能用 4 到 K")
         return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5, min_pairs=3,
-                          min_triples=2, bare_triple=True, kickers=False)
+                          min_triples=2, bare_triple=True, kickers=False, chain_ends="2 不能连")
 
     def beats(self, new: Reading, old: Reading) -> bool:
         """W-4 comparison (bombs)."""

@@ -25,6 +25,14 @@ ROLE_NAMES = {SPY: "特务", CIVILIAN: "平民"}
 WIN, DRAW, LOSS = "win", "draw", "loss"
 
 
+CHAIN_ENDS_TEXT = {
+    "a": "2 不能连，A 只能接在 K 后（连牌规则 a）",
+    "b": "2 只能接在 3 前，A 可在两头，不能 K A 2 相连（连牌规则 b）",
+    "c": "顺子中 2 只能接在 3 前、A 可在两头；连对、三连不能有 2 和 A（连牌规则 c）",
+}
+"""Z-4 连牌规则, in the players' words, for a refused chain."""
+
+
 @dataclass(slots=True, kw_only=True)
 class ZGame(ClimbingGame):
     """One game of 抓特务 for 3 or 4 seats (seats ``0..n-1``; seat order is play order, G-2).
@@ -146,7 +154,8 @@ class ZGame(ClimbingGame):
         """Z-4: the rule a play of no legal type breaks."""
         return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5,
                           min_pairs=self.rules.min_pair_chain, min_triples=3,
-                          bare_triple=True, kickers=True)
+                          bare_triple=True, kickers=True,
+                          chain_ends=CHAIN_ENDS_TEXT.get(self.rules.chain_ends, "2 不能连"))
 
     def protected(self) -> Sequence[int]:
         """G-1: spy cards are taken last by rank-only plays."""

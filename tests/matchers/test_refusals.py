@@ -147,7 +147,7 @@ def test_g4_z_spy_holding_club_ace_is_not_told_apart() -> None:
                   [civilian, spy, cards("7 7 Q"), cards("2 2 6")]):
         game = ZGame.from_hands(hands, leader=0)
         views = {group_view("抓特务", game, 0, t) for t in ("出 梅花A 黑桃Q", "出 黑桃A 黑桃Q")}
-        assert views == {(("group", GROUP, "QA 不是合法牌型：不同的单牌要连成顺子，至少 5 张"),)}
+        assert views == {(("group", GROUP, "AQ 不是合法牌型：不同的单牌要连成顺子，至少 5 张"),)}
 
 
 def test_g4_z_tribute_and_declare_refusals_do_not_depend_on_the_hand() -> None:
