@@ -43,7 +43,7 @@ from plugins.paizhuo.messaging import (
     refusal,
     submit,
 )
-from plugins.paizhuo.pictures import end_details, picture, pictures_on
+from plugins.paizhuo.pictures import end_details, pictures_on, table_picture
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -386,8 +386,8 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((record.uid, end))
-        details = end_details(adapter, table.engine, table.seats, table.group_id, number,
-                              message.extract_plain_text(), record.summary.get("replay"))
+        details = await end_details(adapter, table.engine, table.seats, table.group_id, number,
+                                    message.extract_plain_text(), record.summary.get("replay"))
         if details is not None:
             outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
@@ -398,8 +398,7 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
             table.rearm()
         await REGISTRY.save(table)
         if table.setting("picture_table") and pictures_on():
-            outs.append(picture("group", table.group_id,
-                                adapter.table(table.engine, table.seats).extract_plain_text()))
+            outs.append(await table_picture(adapter, table.engine, table.seats, table.group_id))
     schedule(table)
     return outs
 
