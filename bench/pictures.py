@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import os
 import random
 import statistics
@@ -99,9 +100,23 @@ def time_kinds(kinds: dict[str, tuple], rounds: int, save: Path | None) -> None:
             (save / f"{kind.replace(' ', '_')}.png").write_bytes(picture.data)
 
 
-async def stall(kinds: dict[str, tuple], rounds: int, off_loop: bool) -> tuple[float, float]:
-    """Longest and 99th-percentile lateness (ms) of a 1 ms ticker on the event loop while
-    every kind is drawn ``rounds`` times, in the drawing thread or on the loop."""
+_BLOCK = bytes(1 << 20)
+
+
+def _burn(seconds: float) -> None:
+    """Keep a core busy for ``seconds`` without the GIL (hashlib releases it)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        hashlib.sha256(_BLOCK).digest()
+
+
+async def stall(kinds: dict[str, tuple], rounds: int, where: str) -> tuple[float, float, int]:
+    """Longest and 99th-percentile lateness (ms) of a 1 ms ticker on the event loop, and
+    its ticks, while every kind is drawn ``rounds`` times ``where``: ``thread`` (the
+    drawing thread, as the bot does), ``loop`` (on the loop itself, as before), or
+    ``none`` (nothing drawn for as long: what the machine alone costs the ticker), or
+    ``burn`` (a thread as busy as the drawing thread in C code that never holds the GIL,
+    hashing: what taking a core away from this process costs the ticker)."""
     late: list[float] = []
     stop = asyncio.Event()
 
@@ -115,15 +130,19 @@ async def stall(kinds: dict[str, tuple], rounds: int, off_loop: bool) -> tuple[f
     await asyncio.sleep(0.05)
     for _ in range(rounds):
         for drawer, *args in kinds.values():
-            if off_loop:
+            if where == "thread":
                 await pictures.draw(drawer, *args)
-            else:
+            elif where == "loop":
                 drawer(*args)
                 await asyncio.sleep(0)
+            elif where == "burn":
+                await asyncio.get_running_loop().run_in_executor(None, _burn, 0.03)
+            else:
+                await asyncio.sleep(0.03)
     stop.set()
     await task
     late.sort()
-    return late[-1] * 1e3, late[int(len(late) * 0.99)] * 1e3
+    return late[-1] * 1e3, late[int(len(late) * 0.99)] * 1e3, len(late)
 
 
 def main() -> None:
@@ -138,10 +157,12 @@ def main() -> None:
     print(f"font {render.font_path()}, {ns.rounds} pictures per kind")
     kinds = scenes()
     time_kinds(kinds, ns.rounds, ns.save)
-    for off_loop in (True, False):
-        worst, p99 = asyncio.run(stall(kinds, max(1, ns.rounds // 4), off_loop))
-        where = "绘图线程" if off_loop else "事件循环上（对照）"
-        print(f"事件循环最长停顿（{where}）：{worst:.1f} ms，p99 {p99:.1f} ms")
+    print("\n| 绘图在 | 事件循环最长停顿 | p99 停顿 | 1 ms 计时次数 |")
+    print("| --- | --- | --- | --- |")
+    for where, label in (("thread", "绘图线程（现在）"), ("none", "不绘图（本机底噪）"),
+                         ("burn", "不持 GIL 的忙线程（占一核的代价）"), ("loop", "事件循环上（以前）")):
+        worst, p99, ticks = asyncio.run(stall(kinds, max(1, ns.rounds // 4), where))
+        print(f"| {label} | {worst:.1f} ms | {p99:.1f} ms | {ticks} |", flush=True)
 
 
 if __name__ == "__main__":
