@@ -495,8 +495,8 @@ NAME_ROW = 44
 BADGE_ROW = 34
 
 
-def _panel_height(seat: SeatPanel) -> int:
-    h = 12 + NAME_ROW + CARD_SIZES["play"][1] + 14
+def _panel_height(seat: SeatPanel, cards_row: bool) -> int:
+    h = 12 + NAME_ROW + (CARD_SIZES["play"][1] + 14 if cards_row else 0)
     if seat.badges or seat.acting:
         h += BADGE_ROW
     if seat.open_hand:
@@ -511,8 +511,9 @@ def draw_table(view: TableView) -> Picture:
     slots = ring_slots(len(view.seats))
     rows = max(r for r, _ in slots) + 1
     row_h = [0] * rows
+    cards_row = any(seat.move or seat.open_hand for seat in view.seats)  # none while bidding
     for seat, (r, _) in zip(view.seats, slots, strict=True):
-        row_h[r] = max(row_h[r], _panel_height(seat))
+        row_h[r] = max(row_h[r], _panel_height(seat, cards_row))
     head = 60
     footer_lines = [line for text in view.footer for line in wrap(text, 24, WIDTH - 2 * PAD - 8)]
     foot = 20 + 34 * len(footer_lines) if footer_lines else 0
