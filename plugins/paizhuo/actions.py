@@ -397,7 +397,10 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         if not keep_deadline:
             table.rearm()
         await REGISTRY.save(table)
-        if table.setting("picture_table") and pictures_on():
+        told = any(o.kind == "group" and o.target == table.group_id for o in outs)
+        if told and table.setting("picture_table") and pictures_on():
+            # Only after what the group is told: a picture after a private answer alone
+            # would tell that someone answered (G-4).
             outs.append(await table_picture(adapter, table.engine, table.seats, table.group_id))
     schedule(table)
     return outs

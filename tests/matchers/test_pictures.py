@@ -15,7 +15,7 @@ import threading
 
 import nonebot
 import pytest
-from chat_support import GROUP, A, Has, expect_group, gmsg, make_bot
+from chat_support import GROUP, A, B, C, D, Has, expect_group, expect_private, gmsg, make_bot, pmsg
 from history_support import dealt_table, finish, last_play, play_out
 from nonebot.adapters.onebot.v11 import ActionFailed, Message
 from nonebug import App
@@ -354,3 +354,57 @@ async def test_picture_table_setting_and_end_summary(app: App, pictures, drawn_i
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
                             {"message_id": 2})
     assert off_the_loop(drawn_in["draw_table"]) and off_the_loop(drawn_in["draw_details"])
+
+
+@pytest.fixture
+def unexpected_calls_fail(monkeypatch: pytest.MonkeyPatch):
+    """A call that no test expects fails the test (nonebug raises it in the send worker,
+    where it would otherwise vanish)."""
+    from nonebug.mixin.call_api import ApiContext
+
+    failures: list[str] = []
+    original = ApiContext.got_call_api
+
+    def checked(self, adapter, api, **data):
+        try:
+            return original(self, adapter, api, **data)
+        except pytest.fail.Exception as err:
+            failures.append(str(err))
+            raise
+
+    monkeypatch.setattr(ApiContext, "got_call_api", checked)
+    yield
+    assert not failures, failures
+
+
+async def test_g4_a_private_answer_posts_no_table_picture(app: App, pictures,
+                                                          unexpected_calls_fail) -> None:
+    """With 图片桌面 on, a spy's private 明/暗 answer (Z-9) sends the group nothing — no
+    table picture either, whose timing would tell that a spy answered; the picture
+    follows the reveal, which the group is told."""
+    from engine.zhuatewu.game import ZGame
+    from engine.zhuatewu.rules import ZRules
+    from plugins.paizhuo.tables import PLAYING, Table, now_utc
+
+    game = next(g for g in (ZGame.deal(4, ZRules(), seed) for seed in range(500))
+                if g.phase == "declare" and len(g.spies()) == 2)
+    users = (A, B, C, D)
+    table = Table(group_id=str(GROUP), game="抓特务", size=4, opener=str(A),
+                  seats=[SeatView(str(u), f"玩家{u}") for u in users],
+                  settings=GAMES["抓特务"].schema.clean({"picture_table": True}),
+                  created_at=now_utc(), started_at=now_utc(), uid="picture-secret", engine=game,
+                  status=PLAYING, account="10001")
+    REGISTRY.add(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    first, second = game.spies()
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, pmsg(users[first], "明"))
+        expect_private(ctx, users[first], "你选择了：明特务")
+        ctx.receive_event(bot, pmsg(users[second], "暗"))
+        expect_private(ctx, users[second], "你选择了：暗特务")
+        expect_group(ctx, f"玩家{users[first]} 亮明：我是特务", "轮到")
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
+                            {"message_id": 1})
+    assert game.phase == "play"
