@@ -217,8 +217,11 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
     hands = [render.HandRow(f"{s + 1}. {seat.name}", roles[s], shown_play(dealt, hand, None))
              for s, (seat, hand) in enumerate(zip(seats, dealt_hands(dealt), strict=True))]
     notes = deal_lines(adapter, dealt, game, seats)[1 + len(seats):]
-    return render.DetailsView(_details_title(adapter, number), end_text.splitlines()[1:], hands,
-                              notes, f"每一手：/对局 {number}" if number else "")
+    head, *lines = end_text.splitlines() or [""]
+    if "本局结束：" in head:  # the outcome (the text has it in the end message just before)
+        lines.insert(0, "结果：" + head.split("本局结束：", 1)[1])
+    return render.DetailsView(_details_title(adapter, number), lines, hands, notes,
+                              f"每一手：/对局 {number}" if number else "")
 
 
 async def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,

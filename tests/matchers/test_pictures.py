@@ -191,6 +191,8 @@ def test_end_details_picture_draws_every_hand_as_dealt(name: str, size: int) -> 
     picture = render.draw_details(view)
     decode(picture.data)
     assert picture.values("title") == [f"【{name}】第 7 局详情"]
+    outcome = end_text.splitlines()[0].split("本局结束：")[1]
+    assert picture.values("text")[0] == f"结果：{outcome}"
     assert [str(n) for n in picture.values("name")] == [f"{s + 1}. {SHOWN[s]}" for s in range(size)]
     dealt = dealt_hands(type(game).from_json(replay["deal"]))
     assert sorted(picture.values("card")) == sorted(c for hand in dealt for c in hand)
