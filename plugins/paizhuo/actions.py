@@ -43,7 +43,14 @@ from plugins.paizhuo.messaging import (
     refusal,
     submit,
 )
-from plugins.paizhuo.pictures import end_details, pictures_on, table_picture
+from plugins.paizhuo.pictures import (
+    Pending,
+    end_details,
+    later,
+    pictures_on,
+    table_picture,
+    take_later,
+)
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -114,6 +121,7 @@ async def run_locked(bot: Bot | None, table: Table,
     async with table.lock:
         registered = REGISTRY.get(table.group_id) is table
         before = table.deadline
+        take_later(table)
         try:
             outs = await change()
             ok = True
@@ -128,6 +136,10 @@ async def run_locked(bot: Bot | None, table: Table,
         delivery = submit(bot, outs) if bot is not None else None
         if bot is None and outs:
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+        # The pictures after the texts: drawn (in the drawing thread) while the texts go
+        # out, queued after them, still under the lock (the table's order holds).
+        due = take_later(table) if ok and bot is not None else []
+        drawn = submit(bot, [await p.outgoing() for p in due]) if due and bot else None
     try:
         if delivery is not None:
             await delivery.prompt_sent()
@@ -135,6 +147,8 @@ async def run_locked(bot: Bot | None, table: Table,
                     and now_utc() - changed_at >= RESTART_AFTER):
                 await _restart_deadline(table, armed, changed_at)
             await delivery.sent()
+        if drawn is not None:
+            await drawn.sent()
     finally:
         for uid, out in announcing:
             if out.sent:
@@ -386,9 +400,11 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((record.uid, end))
-        details = await end_details(adapter, table.engine, table.seats, table.group_id, number,
-                                    message.extract_plain_text(), record.summary.get("replay"))
-        if details is not None:
+        details = end_details(adapter, table.engine, table.seats, table.group_id, number,
+                              message.extract_plain_text(), record.summary.get("replay"))
+        if isinstance(details, Pending):
+            later(table, details)
+        elif details is not None:
             outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
@@ -401,7 +417,7 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         if told and table.setting("picture_table") and pictures_on():
             # Only after what the group is told: a picture after a private answer alone
             # would tell that someone answered (G-4).
-            outs.append(await table_picture(adapter, table.engine, table.seats, table.group_id))
+            later(table, table_picture(adapter, table.engine, table.seats, table.group_id))
     schedule(table)
     return outs
 

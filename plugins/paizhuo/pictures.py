@@ -5,7 +5,8 @@ text as the fallback.
 
 The contents are read from the game here, on the event loop (cheap: names, card ids,
 lines of text); the drawing (:mod:`render`) runs in one drawing thread (:func:`draw`), so
-no table waits while a picture is drawn.
+no table waits while a picture is drawn, and a table's texts are queued before its
+pictures are drawn (:class:`Pending`), so they do not wait either.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import functools
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from nonebot import get_driver, get_plugin_config, logger
@@ -76,6 +78,36 @@ async def _as_picture(kind: str, target: str, text: str, drawer: Callable[..., r
         logger.exception("picture could not be drawn; sending text")
         return Outgoing(kind, target, plain(text))
     return Outgoing(kind, target, plain(text), image=image)
+
+
+@dataclass(slots=True)
+class Pending:
+    """A picture whose content is read (``drawer`` and ``args``: plain data) but not
+    drawn yet, for the group ``group_id`` with ``text`` as its fallback: drawn after the
+    messages before it are queued (:func:`later`), so they need not wait for it."""
+
+    group_id: str
+    text: str
+    drawer: Callable[..., render.Picture]
+    args: tuple
+
+    async def outgoing(self) -> Outgoing:
+        """The drawn picture (the text when drawing fails)."""
+        return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args)
+
+
+_LATER: dict[int, list[Pending]] = {}
+
+
+def later(table: object, pending: Pending) -> None:
+    """Draw ``pending`` for ``table`` once the change's messages are queued
+    (``actions.run_locked`` takes them with :func:`take_later`)."""
+    _LATER.setdefault(id(table), []).append(pending)
+
+
+def take_later(table: object) -> list[Pending]:
+    """The pictures :func:`later` set aside for ``table`` (and forget them)."""
+    return _LATER.pop(id(table), [])
 
 
 async def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = None) -> Outgoing:
@@ -171,12 +203,13 @@ def table_view(adapter: GameAdapter, game: Any, seats: list[SeatView]) -> render
                             text[1 + len(seats):])
 
 
-async def table_picture(adapter: GameAdapter, game: Any, seats: list[SeatView],
-                        group_id: str) -> Outgoing:
-    """The table after a move (图片桌面) for the group, its text as the fallback."""
+def table_picture(adapter: GameAdapter, game: Any, seats: list[SeatView],
+                  group_id: str) -> Pending:
+    """The table after a move (图片桌面) for the group, its text as the fallback: read
+    now, drawn later."""
     view = table_view(adapter, game, seats)
     fallback = named_text(adapter.table(game, seats), seats)
-    return await _as_picture("group", group_id, fallback, render.draw_table, view)
+    return Pending(group_id, fallback, render.draw_table, (view,))
 
 
 # ---- the end-of-game details ---------------------------------------------------------------
@@ -224,16 +257,16 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
                               f"每一手：/对局 {number}" if number else "")
 
 
-async def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
-                      number: int | None, end_text: str, replay: dict | None) -> Outgoing | None:
+def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
+                number: int | None, end_text: str, replay: dict | None) -> Outgoing | Pending | None:
     """The end-of-game details (``details_text``) for the group, sent after the end
-    message: a picture when pictures are on, otherwise one merged-forward message
-    (合并转发); either way the plain text when the OneBot call fails. None when there
-    are no details to add."""
+    message: a picture when pictures are on (read now, drawn later), otherwise one
+    merged-forward message (合并转发); either way the plain text when the OneBot call
+    fails. None when there are no details to add."""
     text = details_text(adapter, game, seats, number, end_text, replay)
     if text is None:
         return None
     if pictures_on():
         view = details_view(adapter, game, seats, number, end_text, replay)
-        return await _as_picture("group", group_id, text, render.draw_details, view)
+        return Pending(group_id, text, render.draw_details, (view,))
     return forward("group", group_id, text)
