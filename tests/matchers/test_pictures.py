@@ -410,3 +410,35 @@ async def test_g4_a_private_answer_posts_no_table_picture(app: App, pictures,
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
                             {"message_id": 1})
     assert game.phase == "play"
+
+
+async def test_texts_are_queued_before_their_picture_is_drawn(app: App, pictures,
+                                                              monkeypatch) -> None:
+    """The announcement does not wait for the table picture: the change's texts are
+    queued, then the picture is drawn and queued after them (under the table's lock)."""
+    from plugins.paizhuo import actions
+
+    events: list[tuple] = []
+    real_submit, real_draw = actions.submit, render.draw_table
+
+    def submit(bot, outs):
+        events.append(("queued", [out.image is not None for out in outs]))
+        return real_submit(bot, outs)
+
+    def draw_table(view):
+        events.append(("drawn",))
+        return real_draw(view)
+
+    monkeypatch.setattr(actions, "submit", submit)
+    monkeypatch.setattr(render, "draw_table", draw_table)
+    table, _ = dealt_table("手把一", 4, 1)
+    table.settings = GAMES["手把一"].schema.clean({"picture_table": True})
+    await REGISTRY.save(table)
+    user = int(table.seats[(table.engine.turn + 1) % 3].user_id)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(user, "/托管"))
+        expect_group(ctx, "进入托管")
+        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
+                            {"message_id": 1})
+    assert events == [("queued", [False]), ("drawn",), ("queued", [True])]
