@@ -138,8 +138,8 @@ async def run_locked(bot: Bot | None, table: Table,
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
         # The pictures after the texts: drawn (in the drawing thread) while the texts go
         # out, queued after them, still under the lock (the table's order holds).
-        due = take_later(table) if ok and bot is not None else []
-        drawn = submit(bot, [await p.outgoing() for p in due]) if due and bot else None
+        due = take_later(table)  # dropped with the change's texts when it failed
+        drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
     try:
         if delivery is not None:
             await delivery.prompt_sent()
