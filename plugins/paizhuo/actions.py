@@ -44,7 +44,14 @@ from plugins.paizhuo.messaging import (
     refusal,
     submit,
 )
-from plugins.paizhuo.pictures import end_details, picture, pictures_on
+from plugins.paizhuo.pictures import (
+    Pending,
+    end_details,
+    later,
+    pictures_on,
+    table_picture,
+    take_later,
+)
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -115,6 +122,7 @@ async def run_locked(bot: Bot | None, table: Table,
     async with table.lock:
         registered = REGISTRY.get(table.group_id) is table
         before = table.deadline
+        take_later(table)
         try:
             outs = await change()
             ok = True
@@ -129,6 +137,10 @@ async def run_locked(bot: Bot | None, table: Table,
         delivery = submit(bot, outs) if bot is not None else None
         if bot is None and outs:
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+        # The pictures after the texts: drawn (in the drawing thread) while the texts go
+        # out, queued after them, still under the lock (the table's order holds).
+        due = take_later(table)  # dropped with the change's texts when it failed
+        drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
     try:
         if delivery is not None:
             await delivery.prompt_sent()
@@ -136,6 +148,8 @@ async def run_locked(bot: Bot | None, table: Table,
                     and now_utc() - changed_at >= RESTART_AFTER):
                 await _restart_deadline(table, armed, changed_at)
             await delivery.sent()
+        if drawn is not None:
+            await drawn.sent()
     finally:
         for uid, out in announcing:
             if out.sent:
@@ -398,7 +412,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         table.announcing.append((record.uid, end))
         details = end_details(adapter, table.engine, table.seats, table.group_id, number,
                               message.extract_plain_text(), record.summary.get("replay"))
-        if details is not None:
+        if isinstance(details, Pending):
+            later(table, details)
+        elif details is not None:
             outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
@@ -407,9 +423,11 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         if not keep_deadline:
             table.rearm()
         await REGISTRY.save(table)
-        if table.setting("picture_table") and pictures_on():
-            outs.append(picture("group", table.group_id,
-                                adapter.table(table.engine, table.seats).extract_plain_text()))
+        told = any(o.kind == "group" and o.target == table.group_id for o in outs)
+        if told and table.setting("picture_table") and pictures_on():
+            # Only after what the group is told: a picture after a private answer alone
+            # would tell that someone answered (G-4).
+            later(table, table_picture(adapter, table.engine, table.seats, table.group_id))
     schedule(table)
     return outs
 

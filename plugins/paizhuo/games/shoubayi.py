@@ -17,7 +17,7 @@ from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SCHEMA, SRules
 from engine.shoubayi.strategy import BlockingStrategy
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
 from plugins.paizhuo.messaging import plain
 
@@ -132,6 +132,11 @@ class ShoubayiAdapter(ClimbingAdapter):
         if game.over:
             return plain("\n".join(lines))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def shown_seats(self, game: SGame, seats: list[SeatView]) -> list[SeatShown]:
+        """As :meth:`table`: a place, else the card count (always shown in 手把一)."""
+        return [SeatShown(badges=[f"第 {game.out.index(s) + 1} 名"]) if s in game.out
+                else SeatShown(count=len(game.hands[s])) for s in range(len(seats))]
 
     def end(self, game: SGame, seats: list[SeatView]) -> Message:
         result = game.result or {}

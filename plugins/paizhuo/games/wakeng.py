@@ -30,7 +30,7 @@ from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
@@ -270,6 +270,21 @@ class WakengAdapter(ClimbingAdapter):
         if game.phase == "bury":
             return plain("\n".join([*lines, "等待挖坑者扣底。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def shown_seats(self, game: WGame, seats: list[SeatView]) -> list[SeatShown]:
+        """As :meth:`table`: the digger and bid, each bid while bidding, card counts
+        once play starts."""
+        shown = []
+        for s in range(len(seats)):
+            item = SeatShown()
+            if game.digger == s:
+                item.badges.append(f"挖坑者 {game.bid} 分")
+            if game.bids[s] is not None and game.phase == "bid":
+                item.badges.append("不叫" if game.bids[s] == 0 else f"叫 {game.bids[s]}")
+            if game.phase == "play":
+                item.count = len(game.hands[s])
+            shown.append(item)
+        return shown
 
     def reveal(self, game: WGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the digger, the buried cards and the bottom, and every

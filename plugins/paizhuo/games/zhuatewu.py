@@ -29,7 +29,7 @@ from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
@@ -319,6 +319,24 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if game.phase == "declare":
             return plain("\n".join([*lines, "等待特务选择明/暗。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
+
+    def shown_seats(self, game: ZGame, seats: list[SeatView]) -> list[SeatShown]:
+        """As :meth:`table`: declared spies (once every spy has answered, G-4), places,
+        card counts only with 显示张数 or at 报牌 (Z-6), and 明牌 hands (Z-9)."""
+        declared = game.declared_spies()
+        shown = []
+        for s in range(len(seats)):
+            item = SeatShown()
+            if s in declared:
+                item.badges.append("明特务" if game.declared[s] == "明" else "明牌特务")
+            if s in game.out:
+                item.badges.append(f"第 {game.out.index(s) + 1} 名")
+            elif game.rules.show_counts or len(game.hands[s]) <= game.rules.report_at:
+                item.count = len(game.hands[s])
+            if s in game.open_seats() and game.hands[s]:
+                item.open_hand = list(game.hands[s])
+            shown.append(item)
+        return shown
 
     def reveal(self, game: ZGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the sides, hidden spies included, and every hand (G-4)."""
