@@ -7,8 +7,6 @@ several accounts, each command is handled by one account (``accounts``).
 
 from __future__ import annotations
 
-import asyncio
-
 from nonebot import get_driver, get_plugin_config, logger
 from nonebot.adapters import Bot as AnyBot
 from nonebot.adapters import Event
@@ -86,10 +84,9 @@ async def _one_account_answers(matcher: Matcher, bot: AnyBot, event: Event,
     holder = state.get(ACCOUNT_CHECK)
     if holder is None:
         holder = state[ACCOUNT_CHECK] = {}
-    decision = holder.get("task")
-    if decision is None:
-        decision = holder["task"] = asyncio.ensure_future(_answers_here(bot, event))
-    if not await asyncio.shield(decision):
+    if "answers" not in holder:  # the plugin's matchers run one after another
+        holder["answers"] = await _answers_here(bot, event)
+    if not holder["answers"]:
         raise IgnoredException("another bot account (or process) handles this message")
 
 

@@ -212,6 +212,8 @@ async def hold(self_id: str, owner: object) -> bool:
         return True
     async with _hold_lock(self_id):
         if self_id in _holders:
+            if isinstance(owner, Bot) and isinstance(_holders[self_id], Bot):
+                _holders[self_id] = owner  # a new connection: the old one's let_go is moot
             return True
         try:
             got = await store.hold_account(self_id)

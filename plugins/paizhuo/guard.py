@@ -333,11 +333,13 @@ class GuardedAdapter(Adapter):
         finally:
             with contextlib.suppress(Exception):
                 await websocket.close()
-            if self.connections.get(self_id) is websocket:
-                del self.connections[self_id]
             if bot is not None and self.bots.get(self_id) is bot:
                 self.bot_disconnect(bot)
-            await accounts.let_go(self_id, websocket)
+            try:  # the id stays claimed until the account is let go
+                await accounts.let_go(self_id, websocket)
+            finally:
+                if self.connections.get(self_id) is websocket:
+                    del self.connections[self_id]
 
     def _handle_frame(self, bot: Bot, data: str | bytes) -> None:
         """Parse one frame and dispatch its event or API answer; log and skip bad ones."""
