@@ -12,7 +12,7 @@ from nonebot.adapters import Bot as AnyBot
 from nonebot.adapters import Event
 from nonebot.adapters.onebot.v11 import Bot
 from nonebot.exception import IgnoredException
-from nonebot.matcher import Matcher
+from nonebot.matcher import current_bot, current_event, current_matcher
 from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
@@ -68,15 +68,16 @@ async def _note_event(bot: AnyBot, event: Event, state: T_State) -> None:
 
 
 @run_preprocessor
-async def _one_account_answers(matcher: Matcher, bot: AnyBot, event: Event,
-                               state: T_State) -> None:
+async def _one_account_answers(state: T_State) -> None:
     """Before each matcher of this plugin (only: other plugins' matchers see every
     event): the bot's own echoed messages are ignored; an account's events wait until its
     saved tables are loaded (a move sent right after a reconnect finds its table); a
     message that another account handles, or an account another process holds, is
-    ignored (each command is answered once). Decided once per event."""
-    if not dispatch.ours(matcher):
+    ignored (each command is answered once). Decided once per event. (The matcher, bot
+    and event come from NoneBot's context, set for the run: fewer parameters to solve.)"""
+    if not dispatch.ours(current_matcher.get()):
         return
+    bot, event = current_bot.get(), current_event.get()
     if guard.is_own_message(bot, event):
         raise IgnoredException("event from the bot's own account")
     if not isinstance(bot, Bot) or REGISTRY.store is None:
