@@ -28,6 +28,7 @@ from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
 from db.store import LiveTableTaken
 from engine.errors import MoveError
+from engine.numbers import parse_int
 from engine.settings import Setting, SettingError
 from plugins.paizhuo import accounts
 from plugins.paizhuo import tables as _tables
@@ -613,7 +614,7 @@ async def add_computers(bot: Bot, group_id: str, user_id: str, arg: str, is_mana
         await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
         return
     text = unicodedata.normalize("NFKC", arg).strip()
-    count = int(CN_NUMBERS.get(text, text)) if text in CN_NUMBERS or text.isdigit() else None
+    count = CN_NUMBERS[text] if text in CN_NUMBERS else parse_int(text, max_digits=2)
     if count is None or count < 1:
         await deliver(bot, [reply(group_id, user_id, "用法：/加机器人 [人数]，例如 /加机器人 2。")])
         return
@@ -786,9 +787,10 @@ async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
 
 async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
     """Free ``user_id``'s seat (not during a game; caller holds the lock): the table waits
-    for a newcomer with its idle timer, or closes when nobody is left (between games: no
-    human is left). Before the start a table of computer players stays open, so an admin
-    can fill it with ``/加机器人`` and watch a game play itself."""
+    for a newcomer with its idle timer, or closes when no person is left — before the
+    first deal as between games, computer players alone keep no table open (nobody could
+    leave one behind and open another elsewhere). The opener's rights pass to the first
+    person still seated."""
     seat = table.seat_of(user_id)
     assert seat is not None
     name = table.seats[seat].name
@@ -797,14 +799,13 @@ async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
         table.ready.remove(user_id)
     async with REGISTRY.guard:
         REGISTRY.unseat(table, user_id)
-        if not table.seats or (table.status == FINISHED and not table.humans()):
-            # Nobody left, or only computer players with nobody to play the next game.
+        if not table.humans():
             await REGISTRY.close(table)
             schedule(table)
             log_event(table, "close", extra_user=user_id)
             return [group(table.group_id, f"{name} {how}，牌桌已关闭。")]
     if table.opener == user_id:
-        table.opener = table.seats[0].user_id
+        table.opener = table.humans()[0]
     log_event(table, "leave", extra_user=user_id)
     if table.status == FINISHED and ready_to_deal(table):
         return [group(table.group_id, f"{name} {how}。")] + await start_game(table)

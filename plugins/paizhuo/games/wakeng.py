@@ -22,6 +22,7 @@ from engine.cards import (
 from engine.climbing import carried_seat
 from engine.computer import SCORE_RANKS, choose_bid, choose_bury
 from engine.errors import MoveError, hand_error
+from engine.numbers import parse_int
 from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
@@ -71,7 +72,7 @@ class WakengAdapter(ClimbingAdapter):
         m = BID_RE.match(t)
         if m:
             amount = m.group(1) or ""
-            return ("bid", str(CN_DIGITS.get(amount, amount))[:3])
+            return ("bid", str(CN_DIGITS.get(amount, amount)))
         if t.startswith("扣") and t[1:].strip() and is_card_text(t[1:]):
             return ("bury", None)
         return super().parse_command(t)
@@ -87,7 +88,10 @@ class WakengAdapter(ClimbingAdapter):
         if kind == "bid":
             if not arg:
                 raise MoveError("bid_usage", BID_USAGE)
-            game.place_bid(seat, int(arg))
+            amount = parse_int(arg, max_digits=3)
+            if amount is None:
+                raise MoveError("bid_usage", BID_USAGE)
+            game.place_bid(seat, amount)
             return self._after_bid(game, seats, seat)
         if game.phase == "bid":
             raise MoveError("not_playing", "现在是叫分：叫 1 / 叫 2 / 叫 3 / 不叫")
