@@ -229,7 +229,7 @@ def changed_settings(adapter: GameAdapter, settings: dict) -> list[str]:
             if s.field in settings and settings[s.field] != s.default]
 
 
-def _dealt_hands(game: Any) -> list[list[int]]:
+def dealt_hands(game: Any) -> list[list[int]]:
     """Each hand as dealt (抓特务: before the tribute was given, Z-8)."""
     hands = [list(h) for h in game.hands]
     for e in getattr(game, "exchanges", []):
@@ -239,20 +239,27 @@ def _dealt_hands(game: Any) -> list[list[int]]:
     return hands
 
 
-def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
-    """``发牌：`` then ``1.名字（身份）：牌`` per seat of ``game`` as dealt (roles from the
-    ``final`` game), then the dealer, spy cards and tribute (Z-8), the bottom (W-3) or
-    the cards set aside (手把一)."""
-    lines = ["发牌："]
+def deal_roles(adapter: GameAdapter, final: Any) -> list[str]:
+    """Each seat's role as the end shows it (特务 / 平民, 挖坑者 / 农民), ``""`` where the
+    game has none (手把一)."""
     roles = []
-    for s in range(game.players):
+    for s in range(final.players):
         if adapter.name == "抓特务":
             roles.append("特务" if final.roles[s] == "spy" else "平民")
         elif adapter.name == "挖坑" and final.digger is not None:
             roles.append("挖坑者" if s == final.digger else "农民")
         else:
             roles.append("")
-    for s, hand in enumerate(_dealt_hands(game)):
+    return roles
+
+
+def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
+    """``发牌：`` then ``1.名字（身份）：牌`` per seat of ``game`` as dealt (roles from the
+    ``final`` game), then the dealer, spy cards and tribute (Z-8), the bottom (W-3) or
+    the cards set aside (手把一)."""
+    lines = ["发牌："]
+    roles = deal_roles(adapter, final)
+    for s, hand in enumerate(dealt_hands(game)):
         role = f"（{roles[s]}）" if roles[s] else ""
         lines.append(f"{s + 1}.{seats[s].name}{role}：{adapter.cards(game, hand)}")
     if adapter.name == "抓特务":

@@ -53,7 +53,7 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
         await deliver(bot, [actions.reply(group_id, user_id, board)])
         return
     text = board_text(board, await member_names(bot, group_id), user_id)
-    await deliver(bot, [picture("group", group_id, text) if pictures_on() else group(group_id, text)])
+    await deliver(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
 
 
 @board_cmd.handle()

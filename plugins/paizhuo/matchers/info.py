@@ -123,6 +123,6 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     text = await render_stats(str(event.group_id), target, name or target)
     if pictures_on() and "\n" in text:
         chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
-        await deliver(bot, [picture("group", str(event.group_id), text, chart)])
+        await deliver(bot, [await picture("group", str(event.group_id), text, chart)])
         return
     await stats_cmd.finish(plain(text))
