@@ -76,8 +76,10 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
     """An adapter's :class:`Say` list as messages to the group and the seated users
     (computer players get no private messages). Once no secret phase runs, its group
     messages release held failure notices (G-4). A private message that is just the
-    seat's current hand is a hand update: a newer one replaces it while it waits."""
+    seat's current hand is a hand update: a newer one replaces it while it waits. The
+    private messages of a seat the game waits for are urgent (sent before the others)."""
     release = table.engine is None or not table.adapter.secret_phase(table.engine)
+    acting = _acting_seats(table) if release else set()
     outs = []
     for s in says:
         if s.seat is None:
@@ -88,8 +90,18 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
         out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
         if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
             out.coalesce = "hand"
+        out.urgent = s.seat in acting
         outs.append(out)
     return outs
+
+
+def _acting_seats(table: Table) -> set[int]:
+    """The seats the game waits for now: their private messages (a hand with the bottom,
+    a hand after tribute, a question) go before other waiting messages. Empty during a
+    secret phase, so the group's messages never wait on a hidden role's (G-4)."""
+    if table.engine is None or table.adapter.is_over(table.engine):
+        return set()
+    return set(table.adapter.waiting_seats(table.engine))
 
 
 RESTART_AFTER = timedelta(seconds=0.5)

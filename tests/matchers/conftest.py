@@ -20,6 +20,7 @@ INIT = {
     "log_level": "WARNING",
     "send_interval": 0,
     "send_retries": 1,
+    "command_limit": 0,  # a test of the per-sender limit sets its own
     "paizhuo_images": False,  # texts, whatever fonts this machine has (tests turn it on)
     "paizhuo_font": "",
     "paizhuo_bare_commands": "all",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chat_support import GROUP, Has, expect_details, expect_group, gmsg, make_bot
+from chat_support import GROUP, Has, expect_details, expect_group, expect_reply, gmsg, make_bot
 from history_support import dealt_table, finish, last_play
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
@@ -42,7 +42,7 @@ async def test_board_period_game_minimum_and_failed_member_list(app: App) -> Non
             {"message_id": 1})
         event = gmsg(102, "/设置 挖坑 上榜局数 1", role="admin")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("上榜局数 已设为 1"), {"message_id": 2})
+        expect_reply(ctx, event, Has("上榜局数 已设为 1"), {"message_id": 2})
         ctx.receive_event(bot, gmsg(101, "/排行 挖坑 本月"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
@@ -86,7 +86,7 @@ async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(101, "/战绩")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has(
+        expect_reply(ctx, event, Has(
             "抓特务：3 局，胜 2 平 0 负 1", "当前：2 连胜", "最好一局：第 2 局 抓特务 +6",
             "最差一局：第 1 局 抓特务 -4", "最近 3 局：", "第 3 局 11-30 12:02 抓特务 平民 第1名 胜 +1",
             "第 1 局 11-30 12:00 抓特务 平民 第1名 负 -4"), {"message_id": 1})

@@ -13,7 +13,7 @@ from plugins.paizhuo import actions
 from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.matchers.depends import USAGE, is_manager, wrong_args
-from plugins.paizhuo.messaging import deliver, plain
+from plugins.paizhuo.messaging import answer, chatter, deliver
 from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.stats import render_stats
 from plugins.paizhuo.tables import REGISTRY
@@ -39,8 +39,8 @@ HELP_USAGE = "用法：/帮助 查看命令；/帮助 <游戏> 查看牌型名�
 
 
 def reply_to(event: GroupMessageEvent, text: str):
-    """A short plain group reply."""
-    return actions.reply(str(event.group_id), str(event.user_id), text)
+    """A short group reply that @-mentions the sender (chatter: after the game's messages)."""
+    return chatter(actions.reply(str(event.group_id), str(event.user_id), text))
 
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
@@ -54,14 +54,14 @@ set_cmd = on_command("设置", priority=10, block=True)
 @rules_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     text = await actions.show_rules(str(event.group_id), args.extract_plain_text())
-    await deliver(bot, [forward_reply(event, text) if "\n" in text else reply_to(event, text)])
+    await deliver(bot, [chatter(forward_reply(event, text)) if "\n" in text else reply_to(event, text)])
 
 
 @set_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     text = await actions.change_setting(str(event.group_id), args.extract_plain_text(),
                                         is_manager(bot, event))
-    await set_cmd.finish(plain(text))
+    await deliver(bot, [answer(event, text)])
 
 
 @hand_cmd.handle()
@@ -81,11 +81,9 @@ async def _(bot: Bot, event: MessageEvent) -> None:
 async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
     game = unicodedata.normalize("NFKC", args.extract_plain_text()).strip()
     if not game:
-        await deliver(bot, [forward_reply(event, HELP)])
+        await deliver(bot, [chatter(forward_reply(event, HELP))])
         return
-    if game in GAMES:
-        await help_cmd.finish(plain(GAMES[game].help()))
-    await help_cmd.finish(plain(HELP_USAGE))
+    await deliver(bot, [answer(event, GAMES[game].help() if game in GAMES else HELP_USAGE)])
 
 
 @stats_cmd.handle()
@@ -96,7 +94,8 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
         target = typed
     elif typed:
         # A name typed without a real @ (``/战绩 乙``), or words beside the @.
-        await stats_cmd.finish(plain(USAGE["战绩"]))
+        await deliver(bot, [answer(event, USAGE["战绩"])])
+        return
     if target is None or target == "all":
         target, name = str(event.user_id), None
     else:
@@ -111,6 +110,6 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     text = await render_stats(str(event.group_id), target, name or target)
     if pictures_on() and "\n" in text:
         chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
-        await deliver(bot, [picture("group", str(event.group_id), text, chart)])
+        await deliver(bot, [chatter(picture("group", str(event.group_id), text, chart))])
         return
-    await stats_cmd.finish(plain(text))
+    await deliver(bot, [answer(event, text)])
