@@ -325,6 +325,8 @@ class OneBotSim:
       (retcode 1200, as for a muted bot or a blocked user).
     * ``hang_group`` / ``hang_private`` – sends to these targets are never answered (a hung
       call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
+    * ``hang_media`` – pictures (a message with an ``image`` segment) and merged-forward
+      messages are never answered, to anyone (a hung upload); plain text goes through.
     * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
       are implemented (as by NapCat; default) or answer retcode 1404 (unknown action).
 
@@ -360,6 +362,7 @@ class OneBotSim:
         self.hang_group: set[int] = set()
         self.hung: list[tuple[str, int, float]] = []
         self.forward_supported = True
+        self.hang_media = False
         self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
         self.calls: list[ApiCall] = []
@@ -830,7 +833,8 @@ class OneBotSim:
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
         )
         hung = self.hang_group if kind == "group" else self.hang_private
-        if target in hung:
+        media = forward or any(seg.get("type") == "image" for seg in segments)
+        if target in hung or (media and self.hang_media):
             self.hung.append((kind, target, time.time()))
             await asyncio.get_running_loop().create_future()  # never answered
         group_ctx = target if kind == "group" else None
@@ -1180,8 +1184,10 @@ class BotProcess:
                 "SEND_INTERVAL": "0.005",
                 "SEND_RATE": "",
                 # Simulated players try moves until one is accepted and wait for each reply:
-                # no refusal limit unless a test asks for one (env={"REFUSAL_LIMIT": "5"}).
+                # no refusal or command limit unless a test asks for one
+                # (env={"REFUSAL_LIMIT": "5"}, env={"COMMAND_LIMIT": "10"}).
                 "REFUSAL_LIMIT": "0",
+                "COMMAND_LIMIT": "0",
             }
         )
         if self.database_url is not None:
