@@ -13,7 +13,8 @@ ratios, failed moves (no answer within the timeout) and ``database is locked`` l
 the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
-``SEND_INTERVAL=0``); ``--think`` is a human think time in seconds before each move.
+``SEND_INTERVAL=0``), ``--rate R`` paces at R messages a second instead (``SEND_RATE``);
+``--think`` is a human think time in seconds before each move.
 """
 
 from __future__ import annotations
@@ -198,15 +199,19 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 20, 200])
     parser.add_argument("--moves", type=int, default=600, help="accepted moves per run")
     parser.add_argument("--pacing", action="store_true", help="keep the default send pacing")
+    parser.add_argument("--rate", type=float, default=None,
+                        help="pace at this many messages a second (SEND_RATE)")
     parser.add_argument("--think", type=float, default=0.0, help="seconds before each move")
     ns = parser.parse_args()
-    print(f"pacing {'on (default)' if ns.pacing else 'off'}, think time {ns.think} s, "
-          f"{ns.moves} moves per run")
+    extra = None if ns.rate is None else {"SEND_RATE": f"{ns.rate:g}"}
+    pacing = ns.pacing or ns.rate is not None
+    label = f"SEND_RATE={ns.rate:g}" if ns.rate is not None else "on (default)" if ns.pacing else "off"
+    print(f"pacing {label}, think time {ns.think} s, {ns.moves} moves per run")
     print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked "
           "| 每步尝试 | 每步 CPU | 步/秒 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in ns.tables:
-        r = asyncio.run(run(k, max(ns.moves, 3 * k), ns.pacing, ns.think))
+        r = asyncio.run(run(k, max(ns.moves, 3 * k), pacing, ns.think, extra_env=extra))
         print(f"| {k} | {r['moves']} | {r['p50'] * 1e3:.1f} ms | {r['p99'] * 1e3:.1f} ms | "
               f"{r['floor_p50'] * 1e3:.1f} ms | {r['floor_p99'] * 1e3:.1f} ms | "
               f"{r['p50'] / r['floor_p50']:.1f}× | {r['p99'] / r['floor_p99']:.1f}× | "
