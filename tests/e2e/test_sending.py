@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tools.onebot_sim import BotProcess, OneBotSim
 from tools.players import SimPlayer, play_table
 
@@ -19,10 +21,17 @@ GROUP, QUIET = 62001, 62002
 FAILING = (62011, 62012, 62013, 62014)
 OWNER = 3999
 MEMBER = 3998
+FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+"""Any font makes the bot draw pictures (the Chinese comes out as boxes: enough here)."""
 
 
-async def test_hung_forward_messages_become_text_and_the_game_goes_on(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pictures", [False, True], ids=["forward", "pictures"])
+async def test_hung_media_become_text_and_the_game_goes_on(tmp_path: Path, pictures: bool) -> None:
     env = {"ONEBOT_CALL_TIMEOUT": "2", "SEND_RETRIES": "3", "PAIZHUO_IMAGES": "false"}
+    if pictures:
+        if not FONT.is_file():
+            pytest.skip("no font file to draw pictures with")
+        env.update({"PAIZHUO_IMAGES": "true", "PAIZHUO_FONT": str(FONT)})
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env,
                           database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
         sim = OneBotSim(self_id=10001)
@@ -43,8 +52,15 @@ async def test_hung_forward_messages_become_text_and_the_game_goes_on(tmp_path: 
             details = await sim.wait_for_text("局详情", kind="group", target=GROUP,
                                               since=sim.sent.index(end), timeout=30)
             assert not details.forward
-            # Each forward call was made once, not retried while it held the group.
-            assert [h[:2] for h in sim.hung] == [("group", GROUP), ("group", GROUP)]
+            media = 2
+            if pictures:  # /战绩 is a picture too
+                since = sim.mark()
+                await sim.group_message(GROUP, players[0].user_id, "/战绩")
+                await sim.wait_for_text("的战绩", kind="group", target=GROUP, since=since,
+                                        timeout=30)
+                media += 1
+            # Each media call was made once, not retried while it held the group.
+            assert [h[:2] for h in sim.hung] == [("group", GROUP)] * media
             since = sim.mark()
             for p in players:
                 await sim.group_message(GROUP, p.user_id, "/继续")
