@@ -68,10 +68,11 @@ async def clean_state(nonebug_init: None):
 
     from plugins.paizhuo import accounts
     from plugins.paizhuo.actions import cancel_timers
-    from plugins.paizhuo.messaging import reset_refusals
+    from plugins.paizhuo.messaging import reset_refusals, stop_queues
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
+    await stop_queues()  # a fresh send scheduler: no back-off or slow-down of another test
     reset_refusals()
     REGISTRY.reset()
     accounts.reset()
