@@ -1188,6 +1188,9 @@ class BotProcess:
                 # (env={"REFUSAL_LIMIT": "5"}, env={"COMMAND_LIMIT": "10"}).
                 "REFUSAL_LIMIT": "0",
                 "COMMAND_LIMIT": "0",
+                # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
+                # "true"} turns the pictures on).
+                "PAIZHUO_IMAGES": "false",
             }
         )
         if self.database_url is not None:
