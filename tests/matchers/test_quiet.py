@@ -17,6 +17,7 @@ from engine.zhuatewu.game import ZGame
 from engine.zhuatewu.rules import ZRules
 from plugins.paizhuo import accounts, actions
 from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.messaging import Outgoing, plain
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
 
 MOVE_LINE = re.compile(r"^(\S+) (出 |过)", re.M)
@@ -198,3 +199,28 @@ async def test_held_moves_survive_a_restart(app: App, monkeypatch) -> None:
     text = posts[0].extract_plain_text()
     assert [n for n, _ in MOVE_LINE.findall(text)] == ["玩家101", "电脑1", "电脑2", "电脑3"]
     assert ats(posts[0]) == [A]
+
+
+async def test_one_table_picture_per_post(app: App, monkeypatch) -> None:
+    """图片桌面 on: the run of three computer moves brings one table picture, of the table
+    the person now sees (today: one per computer move)."""
+    drawn: list[str] = []
+
+    def picture(kind: str, target: str, text: str) -> Outgoing:
+        drawn.append(text)
+        return Outgoing(kind, target, plain(text), image=b"png")
+
+    monkeypatch.setattr(actions, "pictures_on", lambda: True)
+    monkeypatch.setattr(actions, "picture", picture)
+    hands = [cards("3 3 9 K"), cards("4 4 5 6"), cards("7 8 10 J"), cards("5 6 Q A")]
+    table = computer_table(hands, leader=0)
+    table.settings = {"picture_table": True}
+    table.rearm()
+    await REGISTRY.save(table)
+    bot, sent = await quiet_bot(monkeypatch)
+    await bot.handle_event(gmsg(A, "出 9"))
+    await run_timers(table)
+    images = [p for p in group_posts(sent) if any(seg.type == "image" for seg in p)]
+    assert len(images) == 1 and len(drawn) == 1
+    assert len(group_posts(sent)) == 2  # the moves' text and the picture
+    assert "要大过 电脑3 的" in drawn[0]  # the table after the last computer move
