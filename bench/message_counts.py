@@ -127,7 +127,7 @@ class Recorder:
     """Counts the bot's OneBot sends (in place of the connection)."""
 
     def __init__(self, friends: list[str]) -> None:
-        self.group = self.private = 0
+        self.group = self.private = self.cards = 0
         self.friends = friends
 
     async def __call__(self, bot, api: str, **data):
@@ -135,6 +135,7 @@ class Recorder:
             return [{"user_id": int(u), "nickname": "", "remark": ""} for u in self.friends]
         if api.startswith("send_group"):
             self.group += 1
+            self.cards += api == "send_group_forward_msg"
         elif api.startswith("send_private"):
             self.private += 1
         return {"message_id": 1}
@@ -179,8 +180,8 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, games: 
         if i == len(humans) and not computers:
             break
         await actions.join_table(bot, group_id, uid, f"玩家{i}")
-    totals = {"group": 0, "private": 0, "moves": 0, "answers": 0, "between": 0}
-    before = (rec.group, rec.private)
+    totals = {"group": 0, "private": 0, "moves": 0, "answers": 0, "between": 0, "cards": 0}
+    before = (rec.group, rec.private, rec.cards)
     if computers:
         await actions.add_computers(bot, group_id, humans[0], str(computers), True)
     else:
@@ -213,13 +214,14 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, games: 
         totals["answers"] += answers
         totals["group"] += rec.group - before[0]
         totals["private"] += rec.private - before[1]
+        totals["cards"] += rec.cards - before[2]
         if game == games - 1:
             break
         between = rec.group
         for uid in humans[:-1]:
             await actions.continue_table(bot, group_id, uid)
         totals["between"] += rec.group - between
-        before = (rec.group, rec.private)
+        before = (rec.group, rec.private, rec.cards)
         await actions.continue_table(bot, group_id, humans[-1])
     return {k: v / games for k, v in totals.items()}
 
@@ -232,16 +234,17 @@ async def _chat(games: int, seed: int) -> None:
         store = Store(f"sqlite+aiosqlite:///{tmp}/bench.db")
         await store.migrate()
         REGISTRY.store = store
-        print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 群消息 | 每步群消息 | 每步群消息（回答也算一步） "
-              "| 私聊 | 两局之间群消息 |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 群消息（其中详情卡片） | 每步群消息 "
+              "| 每步群消息（回答也算一步） | 同上，不算详情卡片 | 私聊 | 两局之间群消息 |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for index, (args, seats, computers) in enumerate(CHAT_TABLES):
             r = await _chat_table(index, args, seats, computers, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"
+            steps = r["moves"] + r["answers"]
             print(f"| {args.split()[0]} {seats} 人，{who} | {r['moves']:.1f} | {r['answers']:.1f} | "
-                  f"{r['group']:.1f} | {r['group'] / r['moves']:.3f} | "
-                  f"{r['group'] / (r['moves'] + r['answers']):.3f} | {r['private']:.1f} | "
-                  f"{r['between']:.1f} |", flush=True)
+                  f"{r['group']:.1f}（{r['cards']:.1f}） | {r['group'] / r['moves']:.3f} | "
+                  f"{r['group'] / steps:.3f} | {(r['group'] - r['cards']) / steps:.3f} | "
+                  f"{r['private']:.1f} | {r['between']:.1f} |", flush=True)
         await store.close()
 
 
