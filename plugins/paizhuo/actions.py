@@ -434,7 +434,8 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
     earlier = load_outs(table.pending)
     table.pending = []
     names = {s.user_id: s.name for s in table.seats}
-    return assemble(earlier, last, _actor(table), names)
+    over = table.engine is None or table.adapter.is_over(table.engine)
+    return assemble(earlier, last, _actor(table), names, prompt=not over)
 
 
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,

@@ -36,14 +36,16 @@ def load_outs(data: list[dict]) -> list[Outgoing]:
 
 
 def assemble(earlier: list[Outgoing], last: list[Outgoing], actor: str | None,
-             names: dict[str, str]) -> list[Outgoing]:
-    """The messages of a run, ready to send: ``earlier`` (the moves already made, their
-    prompts stale) then ``last`` (the latest move). Every prompt is left out but the
-    latest one of ``last``, which goes last in the group post; of each player's hand
-    updates only the latest is kept; an @ of anyone but ``actor`` (the user who must act
-    now, ``None``: nobody) becomes the name from ``names`` (user id → name)."""
-    prompts = [o for o in last if o.prompt]
-    final = prompts[-1] if prompts else None
+             names: dict[str, str], prompt: bool = True) -> list[Outgoing]:
+    """The messages of a run, ready to send: ``earlier`` (kept with the table) then
+    ``last`` (the latest change). Every prompt is left out but the latest one (each move
+    of a game in play ends with the prompt for the next, so the latest is the current
+    one), which goes last in the group post; none at all when ``prompt`` is false (the
+    game is over). Of each player's hand updates only the latest is kept; an @ of anyone
+    but ``actor`` (the user who must act now, ``None``: nobody) becomes the name from
+    ``names`` (user id → name)."""
+    prompts = [o for o in [*earlier, *last] if o.prompt]
+    final = prompts[-1] if prompts and prompt else None
     outs = [o for o in [*earlier, *last] if not o.prompt]
     if final is not None:
         outs.append(final)

@@ -224,3 +224,22 @@ async def test_one_table_picture_per_post(app: App, monkeypatch) -> None:
     assert len(images) == 1 and len(drawn) == 1
     assert len(group_posts(sent)) == 2  # the moves' text and the picture
     assert "要大过 电脑3 的" in drawn[0]  # the table after the last computer move
+
+
+async def test_cancelling_auto_play_during_its_pause_posts_the_prompt(app: App, monkeypatch) -> None:
+    """B in 托管 is next after A's play (the post waits for B's pause); B sends /托管 to
+    take over: the post comes now, with A's play, the cancel and the prompt @-mentioning B."""
+    table = await seat_table([cards("3 4 5"), cards("6 7 8"), cards("9 10 J")], leader=0)
+    table.auto = [str(B)]
+    table.rearm()
+    await REGISTRY.save(table)
+    bot, sent = await quiet_bot(monkeypatch)
+    await bot.handle_event(gmsg(A, "出 3"))
+    assert group_posts(sent) == []
+    await bot.handle_event(gmsg(B, "/托管"))
+    posts = group_posts(sent)
+    assert len(posts) == 1
+    text = posts[0].extract_plain_text()
+    assert "玩家101 出 ♠3" in text and "玩家102 取消托管" in text
+    assert text.splitlines()[-1].startswith("轮到 ") and ats(posts[0]) == [B]
+    assert table.auto == [] and table.deadline is not None
