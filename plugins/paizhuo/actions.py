@@ -44,7 +44,7 @@ from plugins.paizhuo.messaging import (
     submit,
 )
 from plugins.paizhuo.pictures import end_details, picture, pictures_on
-from plugins.paizhuo.runs import assemble, dump_outs, load_outs
+from plugins.paizhuo.runs import assemble, dump_outs, load_outs, only_at
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -426,6 +426,12 @@ def _actor(table: Table) -> str | None:
         return None
     user = table.seats[seat].user_id
     return None if is_computer(user) or user in table.auto else user
+
+
+def _at_actor_only(table: Table, message: Message) -> Message:
+    """``message`` (the table with its prompt) @-mentioning only the user who must decide
+    now: a player in 托管 is named, not @-mentioned."""
+    return only_at(message, _actor(table), {s.user_id: s.name for s in table.seats})
 
 
 def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
@@ -1096,7 +1102,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         if table.status == WAITING:
             msg = plain(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
         else:
-            msg = table.adapter.table(table.engine, table.seats)
+            msg = _at_actor_only(table, table.adapter.table(table.engine, table.seats))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
@@ -1254,7 +1260,8 @@ async def announce_resumed(bot: Bot) -> None:
         if table.deadline is not None and table.deadline <= now:
             continue
         async with table.lock:
-            msg = plain("机器人已重启，牌局继续：\n") + table.adapter.table(table.engine, table.seats)
+            msg = plain("机器人已重启，牌局继续：\n") + _at_actor_only(
+                table, table.adapter.table(table.engine, table.seats))
         await deliver(bot, [group(group_id, msg)])
 
 

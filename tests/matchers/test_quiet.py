@@ -243,3 +243,13 @@ async def test_cancelling_auto_play_during_its_pause_posts_the_prompt(app: App, 
     assert "玩家101 出 ♠3" in text and "玩家102 取消托管" in text
     assert text.splitlines()[-1].startswith("轮到 ") and ats(posts[0]) == [B]
     assert table.auto == [] and table.deadline is not None
+
+
+async def test_table_view_names_a_player_in_auto_play_without_at(app: App, monkeypatch) -> None:
+    """/牌桌 while B (in 托管) is to play: B is named, not @-mentioned."""
+    table = await seat_table([cards("3 4 5"), cards("6 7 8"), cards("9 10 J")], leader=1)
+    table.auto = [str(B)]
+    bot, sent = await quiet_bot(monkeypatch)
+    await bot.handle_event(gmsg(C, "/牌桌"))
+    (post,) = group_posts(sent)
+    assert "轮到 玩家102" in post.extract_plain_text() and ats(post) == []
