@@ -118,9 +118,13 @@ def play_table(name: str, size: int, games: int, seed: int) -> dict[str, float]:
     return result
 
 
-CHAT_TABLES = [("抓特务 四人", 4, 3), ("挖坑", 3, 2), ("抓特务 四人", 4, 0), ("抓特务 三人", 3, 0),
-               ("挖坑", 3, 0), ("手把一 2人", 2, 0), ("手把一 4人", 4, 0), ("手把一 6人", 6, 0)]
-"""``(/开局 arguments, seats, computer players)`` measured by ``--chat``."""
+CHAT_TABLES = [("抓特务 四人", 4, 3, {}), ("抓特务 四人", 4, 3, {"picture_table": True}),
+               ("挖坑", 3, 2, {}), ("抓特务 四人", 4, 0, {}), ("抓特务 四人", 4, 0, {"auto_pass": True}),
+               ("抓特务 三人", 3, 0, {}), ("挖坑", 3, 0, {}), ("手把一 2人", 2, 0, {}),
+               ("手把一 4人", 4, 0, {}), ("手把一 6人", 6, 0, {})]
+"""``(/开局 arguments, seats, computer players, group settings)`` measured by ``--chat``.
+With 图片桌面 (``picture_table``) the pictures are counted, not drawn."""
+SETTING_NAMES = {"picture_table": "图片桌面", "auto_pass": "要不起自动过"}
 
 
 class Recorder:
@@ -154,13 +158,24 @@ async def _settle(table, actions) -> None:
     raise RuntimeError("the table never settled")
 
 
+async def _quiet(rec: Recorder, table) -> None:
+    """Until no change of the table runs and the bot has sent nothing for a while (the end
+    of a game, its details, still on their way)."""
+    last, still = None, 0
+    while still < 3:
+        await asyncio.sleep(0.02)
+        now = (rec.group, rec.private)
+        still = still + 1 if now == last and not table.lock.locked() else 0
+        last = now
+
+
 def _moves_of(engine) -> int:
     """Plays, passes and bids so far."""
     return len(engine.log) + sum(1 for b in getattr(engine, "bids", []) or [] if b is not None)
 
 
-async def _chat_table(index: int, args: str, seats: int, computers: int, games: int,
-                      seed: int) -> dict[str, float]:
+async def _chat_table(index: int, args: str, seats: int, computers: int, settings: dict,
+                      games: int, seed: int) -> dict[str, float]:
     from nonebot.adapters.onebot.v11 import Adapter, Bot
 
     from plugins.paizhuo import accounts, actions
@@ -175,6 +190,9 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, games: 
     adapter_._call_api = rec  # type: ignore[method-assign]
     bot = Bot(adapter_, self_id="10001")
     accounts.bot_for = lambda table: bot  # the timers speak through this bot
+    if settings:
+        game_name = args.split()[0]
+        await REGISTRY.require_store().set_settings(group_id, game_name, settings)
     await actions.open_table(bot, group_id, humans[0], "玩家1", args)
     for i, uid in enumerate(humans[1:], 2):
         if i == len(humans) and not computers:
@@ -210,6 +228,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, games: 
             await actions.run_locked(bot, table, lambda uid=uid, act=act: actions._apply(
                 table, uid, act, lambda msg, uid=uid: refusal(private(uid, msg), uid), "bench"))
         await _settle(table, actions)
+        await _quiet(rec, table)
         totals["moves"] += _moves_of(table.engine)
         totals["answers"] += answers
         totals["group"] += rec.group - before[0]
@@ -220,6 +239,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, games: 
         between = rec.group
         for uid in humans[:-1]:
             await actions.continue_table(bot, group_id, uid)
+        await _quiet(rec, table)
         totals["between"] += rec.group - between
         before = (rec.group, rec.private, rec.cards)
         await actions.continue_table(bot, group_id, humans[-1])
@@ -237,9 +257,15 @@ async def _chat(games: int, seed: int) -> None:
         print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 群消息（其中详情卡片） | 每步群消息 "
               "| 每步群消息（回答也算一步） | 同上，不算详情卡片 | 私聊 | 两局之间群消息 |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for index, (args, seats, computers) in enumerate(CHAT_TABLES):
-            r = await _chat_table(index, args, seats, computers, games, seed)
+        from plugins.paizhuo import actions
+        from plugins.paizhuo.messaging import Outgoing, plain
+
+        actions.pictures_on = lambda: True  # drawn only where the setting is on: counted, not drawn
+        actions.picture = lambda kind, target, text: Outgoing(kind, target, plain(text), image=b"png")
+        for index, (args, seats, computers, settings) in enumerate(CHAT_TABLES):
+            r = await _chat_table(index, args, seats, computers, settings, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"
+            who += "".join(f"，{SETTING_NAMES[k]}" for k in settings)
             steps = r["moves"] + r["answers"]
             print(f"| {args.split()[0]} {seats} 人，{who} | {r['moves']:.1f} | {r['answers']:.1f} | "
                   f"{r['group']:.1f}（{r['cards']:.1f}） | {r['group'] / r['moves']:.3f} | "
