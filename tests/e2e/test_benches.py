@@ -1,6 +1,7 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
 figures go to the README, not to assertions): the load benchmark against the real bot
-and its echo floor, the CPU per event, and the per-move save benchmark."""
+and its echo floor, the CPU per event, the per-move save benchmark and the group posts
+per game as the bot sends them."""
 
 from __future__ import annotations
 
@@ -46,3 +47,12 @@ def test_stages_benchmark_smallest_size() -> None:
     total = next(line for line in out.splitlines() if line.startswith("| 合计 |"))
     assert total.count(" ms |") == 2  # both the plays and the echo commands were traced
     assert re.search(r"出牌：从收到帧到调发送，事件循环 p50 \d+ 轮", out)
+
+
+def test_message_counts_chat_smallest_size() -> None:
+    out = run("bench/message_counts.py", "--chat", "--games", "1")
+    rows = [line for line in out.splitlines() if line.startswith("| 抓特务") or line.startswith("| 挖坑")
+            or line.startswith("| 手把一")]
+    assert len(rows) == 10
+    one_and_three = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert float(one_and_three[1]) > 0 and float(one_and_three[3].split("（")[0]) > 0
