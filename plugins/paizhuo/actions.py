@@ -440,8 +440,12 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
     earlier = load_outs(table.pending)
     table.pending = []
     names = {s.user_id: s.name for s in table.seats}
-    over = table.engine is None or table.adapter.is_over(table.engine)
-    return assemble(earlier, last, _actor(table), names, prompt=not over)
+    # Every move leaves the prompt for the turn after it: the latest one is current while
+    # the game waits for one seat's move, and none is when it waits for private answers
+    # (扣底, 还贡, 明/暗) or is over.
+    turn = (table.engine is not None and not table.adapter.is_over(table.engine)
+            and table.adapter.acting_seat(table.engine) is not None)
+    return assemble(earlier, last, _actor(table), names, prompt=turn)
 
 
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,

@@ -40,8 +40,8 @@ def assemble(earlier: list[Outgoing], last: list[Outgoing], actor: str | None,
     """The messages of a run, ready to send: ``earlier`` (kept with the table) then
     ``last`` (the latest change). Every prompt is left out but the latest one (each move
     of a game in play ends with the prompt for the next, so the latest is the current
-    one), which goes last in the group post; none at all when ``prompt`` is false (the
-    game is over). Of each player's hand updates only the latest is kept; an @ of anyone
+    one), which goes last in the group post; none at all when ``prompt`` is false (no
+    seat is to move: private answers are awaited, or the game is over). Of each player's hand updates only the latest is kept; an @ of anyone
     but ``actor`` (the user who must act now, ``None``: nobody) becomes the name from
     ``names`` (user id → name)."""
     prompts = [o for o in [*earlier, *last] if o.prompt]

@@ -253,3 +253,29 @@ async def test_table_view_names_a_player_in_auto_play_without_at(app: App, monke
     await bot.handle_event(gmsg(C, "/牌桌"))
     (post,) = group_posts(sent)
     assert "轮到 玩家102" in post.extract_plain_text() and ats(post) == []
+
+
+async def test_no_stale_prompt_when_the_bidding_ends_in_a_run(app: App, monkeypatch) -> None:
+    """挖坑, one person and two computer players: the person bids first, both computers
+    pass, the person digs: the post ends with the wait for the private bury, not with an
+    old 叫分 prompt."""
+    from engine.wakeng.game import WGame
+    from engine.wakeng.rules import WRules
+    from plugins.paizhuo.games import wakeng
+
+    monkeypatch.setattr(wakeng, "choose_bid", lambda hand, options, shaanxi: 0)
+    seats = [SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"), SeatView("ai:2", "电脑2")]
+    table = Table(group_id=str(GROUP), game="挖坑", size=3, opener=str(A), seats=seats, settings={},
+                  created_at=now_utc(), started_at=now_utc(), uid="quiet-wk",
+                  engine=WGame.deal(WRules(), 5, first=0), status=PLAYING, account="10001")
+    REGISTRY.add(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    bot, sent = await quiet_bot(monkeypatch)
+    await bot.handle_event(gmsg(A, "叫 1"))
+    await run_timers(table)
+    (post,) = group_posts(sent)
+    text = post.extract_plain_text()
+    assert table.engine.phase == "bury" and table.engine.digger == 0
+    assert "玩家101 叫 1 分\n电脑1 不叫\n电脑2 不叫" in text and "轮到" not in text
+    assert ats(post) == []
