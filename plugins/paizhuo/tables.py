@@ -21,7 +21,7 @@ from nonebot import get_plugin_config, logger
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.history import game_number
-from db.records import FinishedGame
+from db.records import FinishedGame, seats_summary
 from db.store import Store, encode_state
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter
@@ -52,6 +52,14 @@ def now_utc() -> datetime:
 def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
+
+def reminder_before(turn: int) -> int | None:
+    """Seconds before a ``turn``-second limit runs out that the player to act is warned:
+    a third of it, at least 2 and at most 15; ``None`` for a limit of 5 seconds or less
+    (too short to warn)."""
+    if turn <= 5:
+        return None
+    return min(15, max(2, turn // 3))
 
 @dataclass(slots=True)
 class Table:
@@ -172,8 +180,9 @@ class Table:
         turn = int(self.setting("turn_seconds"))
         if turn:
             self.deadline = now + timedelta(seconds=turn)
-            if turn >= 20:
-                self.remind_at = self.deadline - timedelta(seconds=min(15, turn // 3))
+            before = reminder_before(turn)
+            if before:
+                self.remind_at = self.deadline - timedelta(seconds=before)
 
     def to_json(self) -> dict:
         """Everything needed to resume this table, as JSON-able data."""
@@ -433,30 +442,30 @@ class Registry:
 
 
 def end_record(table: Table) -> FinishedGame:
-    """The finished-game record of a table whose game is over, with the players' names
-    and the replay (复盘) in its summary. Computer players get no player record (they
-    have no /战绩); the summary lists their seats (1-based) under ``computer_seats``."""
+    """The finished-game record of a table whose game is over: every seat (name,
+    computer or person, role, place, result, points) under ``summary["seats"]`` with the
+    replay (复盘); player rows for the persons only (computer players have no /战绩)."""
     record = table.adapter.record(
         table.engine, table.seats, uid=table.uid or "", group_id=table.group_id,
         started_at=table.started_at or table.created_at, ended_at=now_utc(),
     )
-    record.summary.update(names=[s.name for s in table.seats], replay=capture(table.engine))
-    computers = [i + 1 for i, s in enumerate(table.seats) if is_computer(s.user_id)]
-    if computers:
-        record.players = [p for p in record.players if not is_computer(p.user_id)]
-        record.summary["computer_seats"] = computers
+    record.summary.update(seats=seats_summary([s.user_id for s in table.seats],
+                                              [s.name for s in table.seats], record.players),
+                          replay=capture(table.engine))
+    record.players = [p for p in record.players if not is_computer(p.user_id)]
     return record
 
 
 def void_record(table: Table) -> FinishedGame:
-    """The record of a game stopped by ``/结束``: marked void, no players, the seats'
-    ids and names and the replay up to where it stopped in its summary."""
+    """The record of a game stopped by ``/结束``: marked void, no players, every seat
+    (without results) and the replay up to where it stopped in its summary."""
     return FinishedGame(
         uid=table.uid or f"{table.group_id}-void-{now_utc():%Y%m%d%H%M%S%f}", game=table.game,
         group_id=table.group_id, started_at=table.started_at or table.created_at,
         ended_at=now_utc(), settings=table.engine.rules.to_json(),
-        summary={"void": True, "users": [s.user_id for s in table.seats],
-                 "names": [s.name for s in table.seats], "replay": capture(table.engine)},
+        summary={"void": True,
+                 "seats": seats_summary([s.user_id for s in table.seats], [s.name for s in table.seats]),
+                 "replay": capture(table.engine)},
         players=[])
 
 

@@ -58,7 +58,7 @@ async def test_turn_time_counts_from_when_the_prompt_was_sent(app: App, monkeypa
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         slow_group_sends(bot, monkeypatch, clock, 20)
-        ctx.receive_event(bot, gmsg(B, "出 KK"))
+        ctx.receive_event(bot, gmsg(B, "出 K"))
         expect_group(ctx, "没有生效", at=B)  # the reason depends on B's hand: privately
         expect_private(ctx, B, "你没有")
     assert table.deadline == sent_at + timedelta(seconds=60)
