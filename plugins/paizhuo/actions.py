@@ -31,6 +31,7 @@ from engine.errors import MoveError
 from engine.numbers import parse_int
 from engine.settings import Setting, SettingError
 from plugins.paizhuo import accounts
+from plugins.paizhuo import tables as _tables
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
@@ -62,6 +63,7 @@ from plugins.paizhuo.tables import (
     Table,
     message_from_json,
     now_utc,
+    timer_now,
 )
 
 JOIN_HINT = "发送 /加入 入座"
@@ -136,7 +138,7 @@ async def run_locked(bot: Bot | None, table: Table,
         announcing, table.announcing = table.announcing, []
         _in_flight.update(uid for uid, _ in announcing)
         armed = (table.deadline, table.remind_at)
-        changed_at = now_utc()
+        changed_at = timer_now()
         delivery = submit(bot, outs) if bot is not None else None
         if bot is None and outs:
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
@@ -148,7 +150,7 @@ async def run_locked(bot: Bot | None, table: Table,
         if delivery is not None:
             await delivery.prompt_sent()
             if (ok and armed[0] is not None and armed[0] != before
-                    and now_utc() - changed_at >= RESTART_AFTER):
+                    and timer_now() - changed_at >= RESTART_AFTER):
                 await _restart_deadline(table, armed, changed_at)
             await delivery.sent()
         if drawn is not None:
@@ -176,7 +178,7 @@ async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
             REGISTRY.reinstate(table, True)
         schedule(table)
         log_event(table, "deadline_from_send",
-                  delay=round((now_utc() - changed_at).total_seconds(), 1))
+                  delay=round((timer_now() - changed_at).total_seconds(), 1))
 
 
 def undo(table: Table, registered: bool, err: BaseException) -> None:
@@ -275,7 +277,9 @@ def cancel_timers() -> None:
 
 
 async def _fire(table: Table, when) -> None:
-    await asyncio.sleep(max(0.0, (when - now_utc()).total_seconds()))
+    """The timer of a table: wait (on the monotonic clock, ``timer_now`` time) until
+    ``when``, then act under the table's lock."""
+    await _tables.CLOCK.sleep(max(0.0, (when - timer_now()).total_seconds()))
     bot = accounts.bot_for(table)
     if bot is None:
         # Nobody could be told: act when the table's account connects (bot_connected
@@ -291,10 +295,19 @@ async def _fire(table: Table, when) -> None:
 
 
 async def _on_time(table: Table) -> list[Outgoing]:
-    """What happens when a table's reminder or deadline comes (under the lock)."""
+    """What happens when a table's reminder or deadline comes (under the lock). A post
+    of a timer is the table's one post after a restart: the table is no longer
+    re-posted by :func:`announce_resumed`."""
+    outs = await _due(table)
+    if outs:
+        REGISTRY.resumed.discard(table.group_id)
+    return outs
+
+
+async def _due(table: Table) -> list[Outgoing]:
     if REGISTRY.get(table.group_id) is not table:
         return []
-    now = now_utc()
+    now = timer_now()
     if table.computer_at is not None and now >= table.computer_at and table.playing:
         return await _computers_act(table)
     if table.remind_at is not None and now >= table.remind_at and (
@@ -1137,7 +1150,7 @@ def with_time_left(table: Table, msg: Message) -> Message:
     if (not table.playing or table.deadline is None or not turn
             or table.adapter.prompt_seconds(table.engine)):
         return msg
-    left = max(1, int((table.deadline - now_utc()).total_seconds()))
+    left = max(1, int((table.deadline - timer_now()).total_seconds()))
     full = f"（{turn} 秒）"
     out = Message()
     for seg in msg:
@@ -1304,22 +1317,32 @@ async def resume_timers() -> None:
 async def announce_resumed(bot: Bot) -> None:
     """When a bot (re)connects after a restart: post each resumed game of its account's
     tables, so the player to act is @-mentioned again and nobody waits for a prompt that
-    was lost. A table whose deadline passed meanwhile is not posted: its timer acts now
-    and its message carries the next prompt."""
-    now = now_utc()
+    was lost. One post per table: a table whose timer is due (a deadline that passed
+    meanwhile, a reminder, computer players to move) or already posted is not re-posted:
+    the timer's message carries the next prompt."""
     for group_id in sorted(REGISTRY.resumed):
         table = REGISTRY.get(group_id)
         if table is not None and accounts.bot_for(table) is not bot:
             continue  # another account's table: announced when that account connects
-        REGISTRY.resumed.discard(group_id)
-        if table is None or not table.playing:
-            continue
-        if table.deadline is not None and table.deadline <= now:
+        if table is None:
+            REGISTRY.resumed.discard(group_id)
             continue
         async with table.lock:
+            if group_id not in REGISTRY.resumed:
+                continue  # its timer posted meanwhile
+            REGISTRY.resumed.discard(group_id)
+            if not table.playing or _timer_due(table):
+                continue
             msg = plain("机器人已重启，牌局继续：\n") + with_time_left(
                 table, _at_actor_only(table, table.adapter.table(table.engine, table.seats)))
         await deliver(bot, [group(group_id, msg)])
+
+
+def _timer_due(table: Table) -> bool:
+    """Whether the table's reminder, deadline or computer players' time has come."""
+    now = timer_now()
+    return any(t is not None and t <= now
+               for t in (table.remind_at, table.deadline, table.computer_at))
 
 
 async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> bool:
@@ -1370,6 +1393,8 @@ async def bot_connected(bot: Bot) -> None:
     groups never sent go out; its timers that came due while it was away act now, with
     someone to tell; then its resumed tables are re-posted."""
     await accounts.ensure_restored(bot)
+    if bot.self_id in accounts.refused:
+        return  # another process serves this account
     await announce_pending(bot)
     for group_id in sorted(_deferred):
         table = REGISTRY.get(group_id)
@@ -1377,5 +1402,7 @@ async def bot_connected(bot: Bot) -> None:
             _deferred.discard(group_id)
         elif accounts.bot_for(table) is bot:
             _deferred.discard(group_id)
-            schedule(table)
+            task = _timers.get(group_id)
+            if task is None or task.done():  # not re-armed by the restore already
+                schedule(table)
     await announce_resumed(bot)

@@ -146,7 +146,7 @@ def test_a_won_trick_is_shown_faded_and_nobody_beats_it() -> None:
     view = table_view(adapter, game, seats)
     moves = [s.move for s in view.seats if s.move]
     assert moves and all(m.done and not m.beat for m in moves)
-    assert view.footer[0].endswith("首出")
+    assert view.footer[0].startswith("轮到 ") and "首出" in view.footer[0]
     check_cards_drawn(render.draw_table(view))
 
 
