@@ -260,8 +260,15 @@ async def _chat(games: int, seed: int) -> None:
         from plugins.paizhuo import actions
         from plugins.paizhuo.messaging import Outgoing, plain
 
-        actions.pictures_on = lambda: True  # drawn only where the setting is on: counted, not drawn
-        actions.picture = lambda kind, target, text: Outgoing(kind, target, plain(text), image=b"png")
+        class Counted:  # a table picture (图片桌面), counted instead of drawn
+            def __init__(self, group_id: str) -> None:
+                self.group_id = group_id
+
+            async def outgoing(self) -> Outgoing:
+                return Outgoing("group", self.group_id, plain("桌面"), image=b"png")
+
+        actions.pictures_on = lambda: True  # only where the setting is on
+        actions.table_picture = lambda adapter, game, seats, group_id: Counted(group_id)
         for index, (args, seats, computers, settings) in enumerate(CHAT_TABLES):
             r = await _chat_table(index, args, seats, computers, settings, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"

@@ -206,12 +206,19 @@ async def test_one_table_picture_per_post(app: App, monkeypatch) -> None:
     the person now sees (today: one per computer move)."""
     drawn: list[str] = []
 
-    def picture(kind: str, target: str, text: str) -> Outgoing:
-        drawn.append(text)
-        return Outgoing(kind, target, plain(text), image=b"png")
+    class Drawn:  # a table picture, counted instead of drawn
+        def __init__(self, group_id: str, text: str) -> None:
+            self.group_id, self.text = group_id, text
+
+        async def outgoing(self) -> Outgoing:
+            return Outgoing("group", self.group_id, plain(self.text), image=b"png")
+
+    def table_picture(adapter, game, seats, group_id: str) -> Drawn:
+        drawn.append(adapter.table(game, seats).extract_plain_text())
+        return Drawn(group_id, drawn[-1])
 
     monkeypatch.setattr(actions, "pictures_on", lambda: True)
-    monkeypatch.setattr(actions, "picture", picture)
+    monkeypatch.setattr(actions, "table_picture", table_picture)
     hands = [cards("3 3 9 K"), cards("4 4 5 6"), cards("7 8 10 J"), cards("5 6 Q A")]
     table = computer_table(hands, leader=0)
     table.settings = {"picture_table": True}
