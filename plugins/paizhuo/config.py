@@ -12,7 +12,8 @@ class Config(BaseModel):
     ``DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
-    acts, so people can follow the table.
+    acts, so people can follow the table: once per run of automatic moves, which goes
+    out as one post (``runs.py``).
     ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
     off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
     start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see

@@ -80,6 +80,8 @@ class Outgoing:
     and not before the group's next ``release`` message (G-4)."""
     release: bool = False
     """A group message after which held failure notices of hidden messages may be told."""
+    prompt: bool = False
+    """A group message that is only a turn prompt (``轮到 …``), see ``runs.assemble``."""
     sent: bool = False
     """Set once the message was sent (alone or merged: ``parts`` are the messages merged
     into it)."""
