@@ -1,0 +1,168 @@
+"""Sure ways out (必胜出法) from what one seat knows (RULES.md G-6), for every game.
+
+A *sure line* is a sequence of plays from the seat's hand — each one a play that no
+combination of the unseen cards can beat (bombs included, RULES.md W-4 / S-3.4), held by
+any single other seat (a play needs at most as many cards as that seat holds) — followed by
+the rest of the hand as one legal play. Once the seat plays the first of them, every other
+seat must pass each trick in turn, so the seat goes out whatever the hidden hands are.
+
+The unseen cards are the deck minus the cards played and the seat's own hand and the cards
+the seat knows are out of play (:attr:`~engine.ai.view.View.known_out`: the 挖坑 digger's
+buried cards). Pooling them over every other seat only overstates what the others can do,
+so a line found here is sound. Pure functions; the search is bounded (:data:`NODE_LIMIT`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.ai.view import View
+from engine.movegen import Play, pack_cards, pack_counts, unpack
+from engine.moves import generator
+from engine.readings import Reading
+
+NODE_LIMIT = 400
+"""Hands examined per search at most; a line not found within it counts as none."""
+
+
+def deck_counts(rules: Any) -> tuple[int, ...]:
+    """How many cards of each natural rank the game's deck holds (W-1: no jokers in 挖坑;
+    手把一 with or without jokers, S-1)."""
+    jokers = 0 if type(rules).__name__ == "WRules" else int(getattr(rules, "jokers", True))
+    return (4,) * 13 + (jokers, jokers)
+
+
+def unseen_counts(view: View) -> list[int]:
+    """Cards of each rank the seat has not seen: not played, not in its hand, not known
+    to be out of play."""
+    deck = deck_counts(view.rules)
+    seen = unpack(view.seen + view.known_out)
+    mine = unpack(pack_cards(view.hand))
+    return [max(0, deck[r] - seen[r] - mine[r]) for r in range(15)]
+
+
+def _lone_joker_rule(rules: Any) -> bool:
+    return type(rules).__name__ == "SRules"
+
+
+class Oracle:
+    """Answers "can any other seat beat this play?" for one view, cached by reading."""
+
+    def __init__(self, view: View) -> None:
+        self.view = view
+        self.gen = generator(view.rules)
+        counts = unseen_counts(view)
+        self.unseen = pack_counts(counts)
+        others = [view.counts[s] for s in range(view.players)
+                  if s != view.seat and view.counts[s]]
+        self.most = max(others, default=0)
+        self.lone_joker = _lone_joker_rule(view.rules)
+        self._cache: dict[Reading, bool] = {}
+
+    def beatable(self, reading: Reading) -> bool:
+        """Whether some other seat could hold a play that beats ``reading``."""
+        hit = self._cache.get(reading)
+        if hit is None:
+            hit = any(p[1].size <= self.most
+                      for p in self.gen.iter_follows(self.unseen, reading, lazy=True))
+            self._cache[reading] = hit
+        return hit
+
+    def rest_legal(self, rest: int) -> bool:
+        """S-3: a 手把一 hand is never left with one joker alone."""
+        if not self.lone_joker:
+            return True
+        c = unpack(rest)
+        return not (sum(c) == 1 and (c[13] or c[14]))
+
+
+def _whole(gen: Any, hand: int) -> Play | None:
+    """The hand as one legal lead (a bomb too), or ``None``."""
+    counts = [(hand >> (3 * r)) & 7 for r in range(15)]
+    total = sum(counts)
+    for size, kind in gen.lead_families(total):
+        if size != total:
+            continue
+        for p in gen.family(hand, total, counts, kind, size, -99, True):
+            if p[0] == hand:
+                return p
+    if gen.has_bombs:
+        for p in gen.bombs(hand, total, counts, -99):
+            if p[0] == hand:
+                return p
+    return None
+
+
+def _solve(oracle: Oracle, hand: int, memo: dict[int, list[Play] | None],
+           budget: list[int]) -> list[Play] | None:
+    """A sure line for leading with ``hand`` (see the module doc), or ``None``."""
+    if hand in memo:
+        return memo[hand]
+    whole = _whole(oracle.gen, hand)
+    if whole is not None:
+        memo[hand] = [whole]
+        return memo[hand]
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    seen: set[Play] = set()
+    cands = []
+    for p in oracle.gen.leads(hand):
+        if p in seen:
+            continue
+        seen.add(p)
+        if oracle.beatable(p[1]) or not oracle.rest_legal(hand - p[0]):
+            continue
+        cands.append(p)
+    cands.sort(key=lambda p: (-p[1].size, p[1].bomb))
+    for p in cands:
+        rest = _solve(oracle, hand - p[0], memo, budget)
+        if rest is not None:
+            memo[hand] = [p, *rest]
+            return memo[hand]
+        if budget[0] < 0:
+            return None
+    memo[hand] = None
+    return None
+
+
+def sure_line(view: View, limit: int = NODE_LIMIT) -> list[Play] | None:
+    """A sure line for the seat of ``view`` starting with the move it makes now, or
+    ``None`` when none is found. Leading: the line's plays in order. Following: the first
+    play beats the table (or is the whole hand), the rest as when leading."""
+    oracle = Oracle(view)
+    gen = oracle.gen
+    hand = pack_cards(view.hand)
+    memo: dict[int, list[Play] | None] = {}
+    budget = [limit]
+    if view.lead is None:
+        return _solve(oracle, hand, memo, budget)
+    to_beat = view.lead[1]
+    follows = list(dict.fromkeys(gen.follows(hand, to_beat)))
+    for p in follows:
+        if p[0] == hand:
+            return [p]
+    follows.sort(key=lambda p: (p[1].bomb, -p[1].size, p[1].key))
+    for p in follows:
+        if oracle.beatable(p[1]) or not oracle.rest_legal(hand - p[0]):
+            continue
+        rest = _solve(oracle, hand - p[0], memo, budget)
+        if rest is not None:
+            return [p, *rest]
+        if budget[0] < 0:
+            return None
+    return None
+
+
+def starts_sure_line(view: View, play: Play | None) -> bool:
+    """Whether making ``play`` now (``None`` = pass) keeps a sure line: it empties the
+    hand, or no other seat can beat it and a sure line is left after it."""
+    if play is None:
+        return False
+    oracle = Oracle(view)
+    hand = pack_cards(view.hand)
+    if play[0] == hand:
+        return True
+    if oracle.beatable(play[1]) or not oracle.rest_legal(hand - play[0]):
+        return False
+    return _solve(oracle, hand - play[0], {}, [NODE_LIMIT]) is not None
