@@ -193,6 +193,16 @@ def _feed_partner(view: View, gen: Any, hand: int) -> Play | None:
     return None
 
 
+def _next_with_cards(view: View, seat: int) -> int:
+    """The first seat after ``seat`` still holding cards (``seat`` itself if none)."""
+    s = seat
+    for _ in range(view.players):
+        s = (s + 1) % view.players
+        if view.counts[s]:
+            return s
+    return seat
+
+
 def _opponent_acts_before(view: View, owner: int) -> bool:
     """Whether an active opponent (or a seat of unknown side) acts after this seat and
     before ``owner`` gets the trick back."""
@@ -266,8 +276,12 @@ def choose_follow(view: View, sound: bool = True) -> Play | None:
     partner_wins = owner in view.partners
     if sound and partner_wins:
         if not view.counts[owner]:
-            # The partner went out with it: the trick goes on without the partner's help.
-            partner_wins = False
+            # The partner went out with it (G-3 接风): if every seat passes, the lead goes
+            # to the partner's 下家 — take the trick unless that seat is on this side.
+            heir = _next_with_cards(view, owner)
+            if heir == view.seat or heir in view.partners:
+                return None
+            return best
         elif not _opponent_acts_before(view, owner):
             return None  # the partner wins the trick unless this seat beats it
     if sound and _never_played_risk(view, opponents):
