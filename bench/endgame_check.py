@@ -69,7 +69,7 @@ def one_game(args: tuple[str, str, int]) -> tuple[int, int, int]:
         seat = game.turn
         view = view_of(game, seat)
         action = _policy(game, seat, level, seed * 1000 + moves)
-        line = sure_line(view, limit=2000)
+        line = sure_line(view, limit=200_000)
         if line:
             found += 1
             play = None if action.kind == "pass" else _as_play(action)

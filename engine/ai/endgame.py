@@ -17,12 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from engine.ai.view import View
-from engine.movegen import Play, pack_cards, pack_counts, unpack
+from engine.movegen import UNIT, Play, pack_cards, pack_counts, unpack
 from engine.moves import generator
 from engine.readings import Reading
 
-NODE_LIMIT = 400
-"""Hands examined per search at most; a line not found within it counts as none."""
+NODE_LIMIT = 5_000
+"""Plays examined per search at most (each hand looked at costs its number of leads); a
+line not found within it counts as none."""
 
 
 def deck_counts(rules: Any) -> tuple[int, ...]:
@@ -41,6 +42,9 @@ def unseen_counts(view: View) -> list[int]:
     return [max(0, deck[r] - seen[r] - mine[r]) for r in range(15)]
 
 
+_LONE_JOKERS = (UNIT[13], UNIT[14])
+
+
 def _lone_joker_rule(rules: Any) -> bool:
     return type(rules).__name__ == "SRules"
 
@@ -57,23 +61,37 @@ class Oracle:
                   if s != view.seat and view.counts[s]]
         self.most = max(others, default=0)
         self.lone_joker = _lone_joker_rule(view.rules)
-        self._cache: dict[Reading, bool] = {}
+        self._cache: dict[int, tuple[Reading, bool]] = {}  # by id: readings are shared
+        self._ucounts = ucounts = [(self.unseen >> (3 * r)) & 7 for r in range(15)]
+        self.unseen_bomb = self.gen.has_bombs and any(
+            p[1].size <= self.most
+            for p in self.gen.bombs(self.unseen, sum(ucounts), ucounts, -99))
+        """Some other seat may hold a bomb: then only a bomb can be sure."""
 
     def beatable(self, reading: Reading) -> bool:
         """Whether some other seat could hold a play that beats ``reading``."""
-        hit = self._cache.get(reading)
+        hit = self._cache.get(id(reading))
         if hit is None:
-            hit = any(p[1].size <= self.most
-                      for p in self.gen.iter_follows(self.unseen, reading, lazy=True))
-            self._cache[reading] = hit
-        return hit
+            hit = self._cache[id(reading)] = (reading, self._beatable(reading))
+        return hit[1]
+
+    def _beatable(self, reading: Reading) -> bool:
+        gen, unseen = self.gen, self.unseen
+        counts = self._ucounts
+        total = sum(counts)
+        if not reading.bomb and reading.size <= min(self.most, total):
+            same = gen.family(unseen, total, counts, reading.kind, reading.size, reading.key,
+                              True)
+            if next(iter(same), None) is not None:
+                return True
+        if gen.has_bombs and (self.unseen_bomb or reading.bomb):
+            above = reading.key if reading.bomb else -99
+            return any(p[1].size <= self.most for p in gen.bombs(unseen, total, counts, above))
+        return False
 
     def rest_legal(self, rest: int) -> bool:
         """S-3: a 手把一 hand is never left with one joker alone."""
-        if not self.lone_joker:
-            return True
-        c = unpack(rest)
-        return not (sum(c) == 1 and (c[13] or c[14]))
+        return not (self.lone_joker and rest in _LONE_JOKERS)
 
 
 def _whole(gen: Any, hand: int) -> Play | None:
@@ -102,18 +120,24 @@ def _solve(oracle: Oracle, hand: int, memo: dict[int, list[Play] | None],
     if whole is not None:
         memo[hand] = [whole]
         return memo[hand]
-    budget[0] -= 1
     if budget[0] < 0:
         return None
-    seen: set[Play] = set()
     cands = []
-    for p in oracle.gen.leads(hand):
-        if p in seen:
-            continue
-        seen.add(p)
-        if oracle.beatable(p[1]) or not oracle.rest_legal(hand - p[0]):
+    gen = oracle.gen
+    if oracle.unseen_bomb:
+        counts = [(hand >> (3 * r)) & 7 for r in range(15)]
+        source = [p for p in gen.bombs(hand, sum(counts), counts, -99)
+                  if p in gen.leads(p[0])]  # S-3.4: a 手把一 bomb may not lead
+    else:
+        source = gen.leads(hand)
+    beatable, rest_legal = oracle.beatable, oracle.rest_legal
+    n = 0
+    for p in source:
+        n += 1
+        if beatable(p[1]) or not rest_legal(hand - p[0]):
             continue
         cands.append(p)
+    budget[0] -= n
     cands.sort(key=lambda p: (-p[1].size, p[1].bomb))
     for p in cands:
         rest = _solve(oracle, hand - p[0], memo, budget)

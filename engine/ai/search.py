@@ -18,6 +18,7 @@ never changes the decision. Pure and deterministic; the time bound is the caller
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
@@ -188,10 +189,14 @@ def _rollout(world: Any, seat: int, action: Action) -> float:
     return float(world.result["points"][seat])
 
 
-def search_decide(state: dict, seat: int, seed: int, samples: int = 16) -> Action:
+def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
+                  stop: Callable[[], bool] | None = None) -> Action:
     """困难's action for ``seat`` in the game saved as ``state`` (its ``to_json``),
     whose turn it is: see the module doc. ``samples`` deals are played out for each
-    candidate (cost ≈ samples × candidates rollouts). Deterministic in ``seed``."""
+    candidate (cost ≈ samples × candidates rollouts). Deterministic in ``seed``.
+
+    ``stop`` (the caller's time budget; the engine reads no clock) is asked after each
+    sample: when it says so, the samples played so far decide."""
     game = game_from_json(state)
     view = view_of(game, seat)
     protected = tuple(game.protected())
@@ -208,6 +213,8 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16) -> Actio
         for i, action in enumerate(cands):
             world = sample_world(game, seat, random.Random(world_seed))
             totals[i] += _rollout(world, seat, action)
+        if stop is not None and stop():
+            break
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     return cands[best]
 

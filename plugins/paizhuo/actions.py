@@ -29,7 +29,7 @@ from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.settings import Setting, SettingError
-from plugins.paizhuo import accounts
+from plugins.paizhuo import accounts, ai_turn
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
@@ -310,11 +310,13 @@ async def _on_time(table: Table) -> list[Outgoing]:
     user = table.seats[seat].user_id
     says = []
     if user in table.auto:
-        says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            says += adapter.auto_move(table.engine, table.seats, seat, "托管")
         log_event(table, "auto_move", seat)
     else:
         simple = table.setting("timeout_play") == "简单"
-        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:
@@ -351,8 +353,10 @@ async def _computers_act(table: Table) -> list[Outgoing]:
         if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
             continue
         snapshot = adapter.dump(table.engine)
+        choice = await ai_turn.prepare(table, seat)
         try:
-            says += adapter.computer_turn(table.engine, table.seats, seat)
+            with ai_turn.deciding(choice):
+                says += adapter.computer_turn(table.engine, table.seats, seat)
         except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
             logger.exception(f"computer move failed group={table.group_id} seat={seat}")
             table.engine = adapter.load(snapshot)
