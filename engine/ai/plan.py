@@ -46,10 +46,11 @@ class Group:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class GameShape:
     """What the planner needs of one game's rules: chain families, rank weights, whether
-    fours are bombs, and which sets carry kickers."""
+    fours are bombs, and which sets carry kickers. Compared and hashed by identity
+    (:func:`shape_of` makes one per rule object; plan caches key on it)."""
 
     chains: tuple[ChainSpec, ...]
     weight: tuple[int, ...]

@@ -32,6 +32,12 @@ from engine.strategy import PASS, Action
 CANDIDATES = 8
 """Moves compared per decision at most (the planner's choice first)."""
 
+ROLLOUT_LINE_LIMIT = 600
+"""Plays a rollout's decisions search for a sure way out (less than 普通's own)."""
+
+ROLLOUT_LINE_CARDS = 8
+"""Rollouts look for a sure way out only with this many cards or fewer in hand."""
+
 ROLLOUT_MOVES = 2000
 """A rollout stops after this many moves (never reached in practice)."""
 
@@ -183,7 +189,8 @@ def _rollout(world: Any, seat: int, action: Action) -> float:
         if world.over:
             break
         s = world.turn
-        _apply(world, s, decide(view_of(world, s), tuple(world.protected())))
+        _apply(world, s, decide(view_of(world, s), tuple(world.protected()),
+                                line_limit=ROLLOUT_LINE_LIMIT, line_cards=ROLLOUT_LINE_CARDS))
     if not world.over:
         return 0.0
     return float(world.result["points"][seat])

@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from engine.ai.endgame import Oracle, sure_line
+from engine.ai.endgame import NODE_LIMIT, Oracle, sure_line
 from engine.ai.plan import GameShape, Group, plan_hand, shape_of
 from engine.ai.view import View, view_of
 from engine.movegen import Play, pack_cards, pack_counts, unpack
@@ -77,15 +77,18 @@ class PlanStrategy:
         return decide(view_of(game, seat), tuple(game.protected()), self.sound)
 
 
-def decide(view: View, protected: tuple[int, ...] = (), sound: bool = True) -> Action:
+def decide(view: View, protected: tuple[int, ...] = (), sound: bool = True,
+           line_limit: int = NODE_LIMIT, line_cards: int = 99) -> Action:
     """The action for the seat of ``view``: a play (with its reading, for the trusted
     apply path) or pass. ``protected`` are cards a rank-only choice takes last (spy
     cards, G-1). Always legal for a game in its play phase.
 
     With ``sound`` (普通 and above) a sure way out (:func:`~engine.ai.endgame.sure_line`)
-    is taken first and the endgame rules of the module doc apply; without it the planner
-    plays as it did before them (kept to measure against)."""
-    line = sure_line(view) if sound else None
+    is taken first (searching at most ``line_limit`` plays, with at most ``line_cards``
+    cards in hand) and the endgame rules of the
+    module doc apply; without it the planner plays as it did before them (kept to measure
+    against)."""
+    line = sure_line(view, line_limit) if sound and len(view.hand) <= line_cards else None
     if line:
         play: Play | None = line[0]
     elif view.lead is None:
