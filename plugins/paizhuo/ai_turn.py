@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import multiprocessing
 import threading
-import time
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -30,12 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.ai.levels import NORMAL, simple_strategy
-from engine.ai.search import search_decide
 from engine.strategy import Action
+from plugins.ai_worker import warm, worker_search
 
 DEFAULT_BUDGET_MS = 300
-SAMPLES_CAP = 64
-"""困难 plays at most this many sampled deals per candidate, whatever the budget."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,28 +67,16 @@ class LeveledStrategy:
         return NORMAL.choose(game, seat)
 
 
-def _worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action:
-    """In a worker process: search until 80% of the budget is spent."""
-    deadline = time.monotonic() + budget_ms * 0.8 / 1000
-
-    def stop() -> bool:
-        return time.monotonic() >= deadline
-
-    return search_decide(state, seat, seed, SAMPLES_CAP, stop)
-
-
-def _warm() -> int:
-    return 0
-
-
 class SearchPool:
     """Worker processes for 困难 (``workers`` processes, at most ``limit`` searches at
     once). Counts what happened: ``searched``, ``refused`` (pool full), ``timed_out``,
     ``failed`` (a worker died or raised)."""
 
-    def __init__(self, workers: int = 1, limit: int = 2) -> None:
+    def __init__(self, workers: int = 1, limit: int = 2, work: Any = None) -> None:
         self.workers = max(1, workers)
         self.limit = max(1, limit)
+        self.work = work or worker_search
+        """The function run in a worker: ``(state, seat, seed, budget_ms) -> Action``."""
         self._executor: ProcessPoolExecutor | None = None
         self._busy = 0
         self._lock = threading.Lock()
@@ -103,7 +88,7 @@ class SearchPool:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"))
-            self._executor.submit(_warm)
+            self._executor.submit(warm)
         return self._executor
 
     def _release(self, _future: Future) -> None:
@@ -123,9 +108,10 @@ class SearchPool:
                 return None
             self._busy += 1
         try:
-            future = self.executor().submit(_worker_search, state, seat, seed, budget_ms)
+            future = self.executor().submit(self.work, state, seat, seed, budget_ms)
         except Exception:  # noqa: BLE001 - a broken or shut-down pool
-            self._busy -= 1
+            with self._lock:
+                self._busy -= 1
             self.failed += 1
             self._reset()
             return None
@@ -149,11 +135,21 @@ class SearchPool:
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
 
+    def worker_pids(self) -> list[int]:
+        """Process ids of the running workers."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return [p.pid for p in processes.values() if p.pid is not None]
+
     def shutdown(self) -> None:
-        """Stop the workers (bot shutdown)."""
+        """Stop the workers now (bot shutdown): a search still running is abandoned."""
         executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
+        if executor is None:
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
 
 
 _POOL: SearchPool | None = None
