@@ -21,7 +21,7 @@ from engine.movegen import UNIT, Play, pack_cards, pack_counts, unpack
 from engine.moves import generator
 from engine.readings import Reading
 
-NODE_LIMIT = 5_000
+NODE_LIMIT = 1_500
 """Plays examined per search at most (each hand looked at costs its number of leads); a
 line not found within it counts as none."""
 

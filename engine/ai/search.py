@@ -202,8 +202,9 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     whose turn it is: see the module doc. ``samples`` deals are played out for each
     candidate (cost ≈ samples × candidates rollouts). Deterministic in ``seed``.
 
-    ``stop`` (the caller's time budget; the engine reads no clock) is asked after each
-    sample: when it says so, the samples played so far decide."""
+    ``stop`` (the caller's time budget; the engine reads no clock) is asked before each
+    rollout: when it says so, the samples completed so far decide (none: the planner's
+    choice)."""
     game = game_from_json(state)
     view = view_of(game, seat)
     protected = tuple(game.protected())
@@ -217,11 +218,15 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     totals = [0.0] * len(cands)
     for _ in range(samples):
         world_seed = rng.getrandbits(32)
-        for i, action in enumerate(cands):
+        points = []
+        for action in cands:
+            if stop is not None and stop():
+                break
             world = sample_world(game, seat, random.Random(world_seed))
-            totals[i] += _rollout(world, seat, action)
-        if stop is not None and stop():
-            break
+            points.append(_rollout(world, seat, action))
+        if len(points) < len(cands):
+            break  # out of time: a sample counts only when every candidate played it
+        totals = [t + p for t, p in zip(totals, points, strict=True)]
     best = max(range(len(cands)), key=lambda i: (totals[i], -i))
     return cands[best]
 

@@ -17,8 +17,9 @@ from engine.ai.view import view_of
 from engine.shoubayi.game import SGame
 from engine.shoubayi.rules import SRules
 from engine.strategy import Action
+from plugins.ai_worker import SearchPool
 from plugins.paizhuo import ai_turn
-from plugins.paizhuo.ai_turn import Choice, LeveledStrategy, SearchPool
+from plugins.paizhuo.ai_turn import Choice, LeveledStrategy
 
 
 def _normal(g: SGame) -> tuple[list[int], object]:
