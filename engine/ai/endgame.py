@@ -190,3 +190,76 @@ def starts_sure_line(view: View, play: Play | None) -> bool:
     if oracle.beatable(play[1]) or not oracle.rest_legal(hand - play[0]):
         return False
     return _solve(oracle, hand - play[0], {}, [NODE_LIMIT]) is not None
+
+
+HEADSUP_CARDS = 12
+"""Heads-up look-ahead runs when the two hands hold at most this many cards together."""
+
+HEADSUP_LIMIT = 800
+"""Positions the heads-up look-ahead examines at most."""
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def headsup_move(view: View, limit: int = HEADSUP_LIMIT) -> tuple[bool, Play | None]:
+    """Two seats left, on opposite sides, and the other hand known exactly (every unseen
+    card is in it): look ahead to the end. Returns ``(True, play)`` (``None`` = pass) for a
+    move after which this seat goes out first however the other plays, ``(False, None)``
+    when there is none or the look-ahead does not apply (then the heuristics decide)."""
+    others = [s for s in range(view.players) if s != view.seat and view.counts[s]]
+    if len(others) != 1 or others[0] in view.partners:
+        return False, None
+    rival = others[0]
+    oracle = Oracle(view)
+    counts = unseen_counts(view)
+    if sum(counts) != view.counts[rival]:
+        return False, None
+    mine, theirs = pack_cards(view.hand), oracle.unseen
+    if len(view.hand) + view.counts[rival] > HEADSUP_CARDS:
+        return False, None
+    gen = oracle.gen
+    must_block = bool(getattr(view.rules, "must_block", False)) and oracle.lone_joker
+    memo: dict[tuple[int, int, Reading | None], bool] = {}
+    budget = [limit]
+
+    def moves(hand: int, to_beat: Reading | None) -> list[Play]:
+        plays = gen.leads(hand) if to_beat is None else gen.follows(hand, to_beat)
+        return [p for p in plays if p[0] == hand or oracle.rest_legal(hand - p[0])]
+
+    def wins(mover: int, other: int, to_beat: Reading | None) -> bool:
+        """The player to move (holding ``mover``) goes out first."""
+        key = (mover, other, to_beat)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OutOfBudget
+        plays = moves(mover, to_beat)
+        result = any(p[0] == mover for p in plays)
+        if not result:
+            result = any(not wins(other, mover - p[0], p[1]) for p in plays)
+        if not result and to_beat is not None:
+            blocked = must_block and plays and _count(other) == 1
+            if not blocked:
+                result = not wins(other, mover, None)
+        memo[key] = result
+        return result
+
+    to_beat = view.lead[1] if view.lead is not None else None
+    try:
+        plays = moves(mine, to_beat)
+        for p in sorted(plays, key=lambda p: (p[0] != mine, p[1].bomb, -p[1].size)):
+            if p[0] == mine or not wins(theirs, mine - p[0], p[1]):
+                return True, p
+        if to_beat is not None and view.may_pass and not wins(theirs, mine, None):
+            return True, None
+    except _OutOfBudget:
+        pass
+    return False, None
+
+
+def _count(packed: int) -> int:
+    return sum((packed >> (3 * r)) & 7 for r in range(15))

@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from engine.ai.endgame import NODE_LIMIT, Oracle, sure_line
+from engine.ai.endgame import NODE_LIMIT, Oracle, headsup_move, sure_line
 from engine.ai.plan import GameShape, Group, plan_hand, shape_of
 from engine.ai.view import View, view_of
 from engine.movegen import Play, pack_cards, pack_counts, unpack
@@ -85,12 +85,16 @@ def decide(view: View, protected: tuple[int, ...] = (), sound: bool = True,
 
     With ``sound`` (普通 and above) a sure way out (:func:`~engine.ai.endgame.sure_line`)
     is taken first (searching at most ``line_limit`` plays, with at most ``line_cards``
-    cards in hand) and the endgame rules of the
+    cards in hand), then a won heads-up ending (:func:`~engine.ai.endgame.headsup_move`),
+    and the endgame rules of the
     module doc apply; without it the planner plays as it did before them (kept to measure
     against)."""
     line = sure_line(view, line_limit) if sound and len(view.hand) <= line_cards else None
+    found, ahead = headsup_move(view) if sound and not line else (False, None)
     if line:
         play: Play | None = line[0]
+    elif found:
+        play = ahead
     elif view.lead is None:
         play = choose_lead(view, sound)
     else:

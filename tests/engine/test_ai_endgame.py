@@ -160,3 +160,20 @@ def test_w4_a_bomb_unseen_means_no_sure_line() -> None:
     """W-4: the same hand with four unseen aces is no sure line (a bomb beats the chain)."""
     v = view(WRules(), "7 10 10 J J Q Q K K", "A A A A 3 4 5", [0, 4, 3], deck=52)
     assert sure_line(v) is None
+
+
+def test_z7_heads_up_with_the_other_hand_known_looks_ahead() -> None:
+    """Z-7 (抓特务 3 人): the spy with 8 J 22 against the last civilian, whose 9 10 K A are
+    the only unseen cards: 22 first (then 8, and J goes out over the civilian's lead)
+    wins; leading 8 first loses."""
+    v = view(ZRules(), "8 J 2 2", "9 10 K A", [0, 4, 0], opponents=[1])
+    assert ranks(decide(v)) == [12, 12]
+    assert ranks(decide(v, sound=False)) == [5]
+
+
+def test_w5_heads_up_needs_the_other_hand_known() -> None:
+    """W-5: with cards still out of sight besides the other hand, no look-ahead applies."""
+    from engine.ai.endgame import headsup_move
+
+    v = view(WRules(), "8 J 2 2", "9 10 K A 3", [0, 4, 0], deck=52, opponents=[1, 2])
+    assert headsup_move(v) == (False, None)
