@@ -293,6 +293,8 @@ def choose_follow(view: View, sound: bool = True) -> Play | None:
             return None  # the partner wins the trick unless this seat beats it
     if sound and _never_played_risk(view, opponents):
         return best
+    if sound and _leave_the_block(view, owner, to_beat, counts, best, shape):
+        return None
     danger = owner not in view.partners and view.counts[owner] <= max(2, to_beat.size)
     if partner_wins and not any(view.counts[s] <= 2 for s in opponents if s not in view.partners):
         return None
@@ -307,6 +309,29 @@ def choose_follow(view: View, sound: bool = True) -> Play | None:
         # Heads-up, a pass hands the lead over for good: keep the tempo.
         return best
     return None
+
+
+def _leave_the_block(view: View, owner: int, to_beat: Any, counts: tuple[int, ...],
+                     best: Play, shape: GameShape) -> bool:
+    """手把一 (S-4): a 把一 opponent's single stands, another seat still acts before the
+    owner (把一必拦 makes the last of them beat it if they can), and beating it here would
+    leave only singles to lead into the 把一 player (包赔): pass and let them block."""
+    if type(view.rules).__name__ != "SRules" or not getattr(view.rules, "must_block", False):
+        return False
+    if to_beat.kind != "single" or view.counts[owner] != 1 or owner in view.partners:
+        return False
+    s, blockers = view.seat, 0
+    for _ in range(view.players):
+        s = (s + 1) % view.players
+        if s == owner:
+            break
+        if view.counts[s]:
+            blockers += 1
+    if not blockers:
+        return False
+    pc = unpack(best[0])
+    rest = tuple(counts[r] - pc[r] for r in range(15))
+    return all(g.kind == "single" for g in plan_hand(rest, shape))
 
 
 def _never_played_risk(view: View, opponents: list[int]) -> bool:

@@ -177,3 +177,13 @@ def test_w5_heads_up_needs_the_other_hand_known() -> None:
 
     v = view(WRules(), "8 J 2 2", "9 10 K A 3", [0, 4, 0], deck=52, opponents=[1, 2])
     assert headsup_move(v) == (False, None)
+
+
+def test_s4_pass_a_ba_yi_single_when_the_next_seat_must_block() -> None:
+    """S-4 把一必拦 / 包赔 (手把一 3 人): the 把一 player (seat 2) led ♥J; seat 1 acts after
+    this seat and must beat it if it can. Beating it here would leave only singles to lead
+    into the 把一 player, so this seat passes."""
+    v = view(SRules(), "4 6 9 K", "3 5 7 8 10 Q A 2 大王", [0, 6, 1],
+             lead=(2, "♥J", "single"))
+    assert decide(v).kind == "pass"
+    assert decide(v, sound=False).kind == "play"
