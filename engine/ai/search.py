@@ -6,8 +6,10 @@ allowed — by playing each one out on ``samples`` deals of the unseen cards. Ea
 deals the cards the seat has not seen to the other seats (and out of play) at random, with
 every card count kept and every public fact kept: a 明牌 spy's open hand stays, a spy who
 declared (明 / 明牌) and has played no spy card holds one. (What passes and bids say
-about a hand is not used: a pass may be a choice.) Then every seat plays the rest of the game with the planner (普通); the candidate with the best
-mean points for the seat is chosen, the planner's own choice on ties.
+about a hand is not used: a pass may be a choice.) Then every seat plays the rest of the
+game with the planner (普通); the candidate with the best mean points for the seat is
+chosen when it beats the planner's own choice clearly on the same deals (:func:`_pick`),
+else the planner's choice stands.
 
 Everything is drawn from what the seat knows and from ``seed`` — never from the hidden
 cards in the state — so reshuffling the hidden cards (consistently with what the seat saw)
@@ -31,6 +33,9 @@ from engine.strategy import PASS, Action
 
 CANDIDATES = 8
 """Moves compared per decision at most (the planner's choice first)."""
+
+CONFIDENCE = 1.0
+"""Standard errors by which another move must beat the planner's choice to be taken."""
 
 ROLLOUT_LINE_LIMIT = 600
 """Plays a rollout's decisions search for a sure way out (less than 普通's own)."""
@@ -215,7 +220,7 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     if len(cands) == 1 or samples <= 0:
         return first
     rng = random.Random(seed)
-    totals = [0.0] * len(cands)
+    rows: list[list[float]] = []
     for _ in range(samples):
         world_seed = rng.getrandbits(32)
         points = []
@@ -226,7 +231,29 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
             points.append(_rollout(world, seat, action))
         if len(points) < len(cands):
             break  # out of time: a sample counts only when every candidate played it
-        totals = [t + p for t, p in zip(totals, points, strict=True)]
-    best = max(range(len(cands)), key=lambda i: (totals[i], -i))
-    return cands[best]
+        rows.append(points)
+    return cands[_pick(rows)]
+
+
+def _pick(rows: list[list[float]]) -> int:
+    """The candidate with the best mean over the samples ``rows`` (one row per sampled
+    deal, one column per candidate), if it beats the planner's choice (column 0) clearly:
+    the mean of the paired differences at least :data:`CONFIDENCE` standard errors above
+    zero. Otherwise 0 — a handful of samples is noisy, and the planner is the prior."""
+    if not rows:
+        return 0
+    n = len(rows)
+    means = [sum(r[i] for r in rows) / n for i in range(len(rows[0]))]
+    best = max(range(len(means)), key=lambda i: (means[i], -i))
+    if best == 0:
+        return 0
+    diffs = [r[best] - r[0] for r in rows]
+    mean = sum(diffs) / n
+    if mean <= 0:
+        return 0
+    if n == 1:
+        return best if CONFIDENCE <= 0 else 0
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    se = (var / n) ** 0.5
+    return best if se == 0 or mean >= CONFIDENCE * se else 0
 
