@@ -187,3 +187,14 @@ def test_s4_pass_a_ba_yi_single_when_the_next_seat_must_block() -> None:
              lead=(2, "♥J", "single"))
     assert decide(v).kind == "pass"
     assert decide(v, sound=False).kind == "play"
+
+
+def test_g6_hard_keeps_the_planners_move_unless_another_is_clearly_better() -> None:
+    """困难 (G-6): another candidate replaces the planner's choice (column 0) only when
+    its paired advantage over the sampled deals is clear."""
+    from engine.ai.search import _pick
+
+    assert _pick([]) == 0
+    assert _pick([[0, 2], [0, 2], [0, 2]]) == 1  # always better
+    assert _pick([[0, 8], [0, -6], [0, -1]]) == 0  # better on average, by noise
+    assert _pick([[1, 0], [1, 0]]) == 0
