@@ -14,6 +14,7 @@ so a line found here is sound. Pure functions; the search is bounded (:data:`NOD
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from engine.ai.view import View
@@ -24,6 +25,9 @@ from engine.readings import Reading
 NODE_LIMIT = 1_500
 """Plays examined per search at most (each hand looked at costs its number of leads); a
 line not found within it counts as none."""
+
+NODE_COST = 8
+"""What looking at one hand costs against :data:`NODE_LIMIT` besides its leads."""
 
 
 def deck_counts(rules: Any) -> tuple[int, ...]:
@@ -116,6 +120,9 @@ def _solve(oracle: Oracle, hand: int, memo: dict[int, list[Play] | None],
     """A sure line for leading with ``hand`` (see the module doc), or ``None``."""
     if hand in memo:
         return memo[hand]
+    budget[0] -= NODE_COST
+    if budget[0] < 0:
+        return None
     whole = _whole(oracle.gen, hand)
     if whole is not None:
         memo[hand] = [whole]
@@ -129,7 +136,8 @@ def _solve(oracle: Oracle, hand: int, memo: dict[int, list[Play] | None],
         source = [p for p in gen.bombs(hand, sum(counts), counts, -99)
                   if p in gen.leads(p[0])]  # S-3.4: a 手把一 bomb may not lead
     else:
-        source = gen.leads(hand)
+        # Lazily and at most what the budget has left: a big hand has thousands of leads.
+        source = islice(gen.iter_leads(hand), max(0, budget[0]))
     beatable, rest_legal = oracle.beatable, oracle.rest_legal
     n = 0
     for p in source:
@@ -162,10 +170,11 @@ def sure_line(view: View, limit: int = NODE_LIMIT) -> list[Play] | None:
     if view.lead is None:
         return _solve(oracle, hand, memo, budget)
     to_beat = view.lead[1]
-    follows = list(dict.fromkeys(gen.follows(hand, to_beat)))
+    follows = list(islice(gen.iter_follows(hand, to_beat), limit))
     for p in follows:
         if p[0] == hand:
             return [p]
+    budget[0] -= len(follows)
     follows.sort(key=lambda p: (p[1].bomb, -p[1].size, p[1].key))
     for p in follows:
         if oracle.beatable(p[1]) or not oracle.rest_legal(hand - p[0]):
