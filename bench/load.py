@@ -14,6 +14,10 @@ the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
 ``SEND_INTERVAL=0``); ``--think`` is a human think time in seconds before each move.
+``--pictures`` turns the pictures on (``PAIZHUO_IMAGES=true``: the end-of-game details
+are drawn at every game end, with the font installed with the bot or ``PAIZHUO_FONT``);
+``--picture-table`` also turns on 图片桌面 in every group (a table picture after every
+move). Pictures are counted, not read: the latencies are those of the texts.
 """
 
 from __future__ import annotations
@@ -47,8 +51,12 @@ class Inboxes:
 
     def __init__(self) -> None:
         self.queues: dict[int, asyncio.Queue[tuple[float, Sent]]] = defaultdict(asyncio.Queue)
+        self.pictures = 0
 
     def __call__(self, sent: Sent) -> None:
+        if any(seg.get("type") == "image" for seg in sent.segments):
+            self.pictures += 1
+            return
         if sent.kind == "group":
             self.queues[sent.target].put_nowait((time.perf_counter(), sent))
 
@@ -69,11 +77,15 @@ def pct(xs: list[float], q: float) -> float:
 
 async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[SimPlayer],
                       budget: list[int], think: float, lat: list[float], fails: list[int],
-                      attempts: list[int], timeout: float, seated: asyncio.Barrier) -> None:
+                      attempts: list[int], timeout: float, seated: asyncio.Barrier,
+                      picture_table: bool = False) -> None:
     """Open a table in ``gid``, seat ``players``, wait at ``seated`` until every table
     is dealt, then play games until ``budget[0]`` (moves left in the whole run) is
     spent."""
     ids = {p.user_id: p for p in players}
+    if picture_table:  # players[0] is the group's admin
+        await sim.group_message(gid, players[0].user_id, "/设置 抓特务 图片桌面 开")
+        await inbox.next(gid, timeout)
     await sim.group_message(gid, players[0].user_id, "/开局 抓特务 三人")
     await inbox.next(gid, timeout)
     for p in players[1:]:
@@ -133,12 +145,15 @@ async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: as
 
 
 async def run(tables: int, moves: int, pacing: bool, think: float,
-              script: str = "bench/echo_bot.py", extra_env: dict[str, str] | None = None) -> dict:
+              script: str = "bench/echo_bot.py", extra_env: dict[str, str] | None = None,
+              pictures: bool = False, picture_table: bool = False) -> dict:
     """One measured run (see the module docstring); ``script`` is the bot's entry point
     (``bench/stages.py`` passes its probed bot) and ``extra_env`` adds to its environment."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {} if pacing else {"SEND_INTERVAL": "0"}
         env["LOG_LEVEL"] = "WARNING"
+        if pictures or picture_table:
+            env["PAIZHUO_IMAGES"] = "true"
         env.update(extra_env or {})
         bot = BotProcess(Path(tmp) / "bot.log", access_token=TOKEN,
                          database_url=f"sqlite+aiosqlite:///{tmp}/load.db", env=env,
@@ -157,7 +172,8 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
                 gid = 500_000 + t
                 players = [SimPlayer(7_000_000 + t * 10 + i, f"玩家{i}") for i in range(3)]
                 for p in players:
-                    sim.add_member(gid, p.user_id, p.name)
+                    sim.add_member(gid, p.user_id, p.name,
+                                   role="admin" if p is players[0] else "member")
                     sim.add_friend(p.user_id, p.name)
                 groups.append((gid, players))
             attach(sim, [p for _, ps in groups for p in ps])
@@ -170,7 +186,7 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
             attempts = [0]
             seated = asyncio.Barrier(tables + 1)
             playing = asyncio.gather(*(drive_table(sim, inbox, gid, ps, budget, think, lat, fails,
-                                                   attempts, 60, seated)
+                                                   attempts, 60, seated, picture_table)
                                        for gid, ps in groups))
             await seated.wait()
             await asyncio.sleep(1.0)  # the deal's hands and prompts go out
@@ -190,7 +206,7 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
             "locked": log.count("database is locked"),
             "p50": statistics.median(lat) if lat else float("nan"), "p99": pct(lat, 0.99),
             "floor_p50": statistics.median(floor) if floor else float("nan"),
-            "floor_p99": pct(floor, 0.99), "floor_n": len(floor)}
+            "floor_p99": pct(floor, 0.99), "floor_n": len(floor), "pictures": inbox.pictures}
 
 
 def main() -> None:
@@ -199,19 +215,27 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=600, help="accepted moves per run")
     parser.add_argument("--pacing", action="store_true", help="keep the default send pacing")
     parser.add_argument("--think", type=float, default=0.0, help="seconds before each move")
+    parser.add_argument("--pictures", action="store_true", help="pictures on (PAIZHUO_IMAGES)")
+    parser.add_argument("--picture-table", action="store_true",
+                        help="pictures on and 图片桌面 on in every group")
     ns = parser.parse_args()
+    shown = ("on, 图片桌面 on" if ns.picture_table else "on (details at game end)" if ns.pictures
+             else "off")
     print(f"pacing {'on (default)' if ns.pacing else 'off'}, think time {ns.think} s, "
-          f"{ns.moves} moves per run")
+          f"{ns.moves} moves per run, pictures {shown}")
     print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked "
           "| 每步尝试 | 每步 CPU | 步/秒 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in ns.tables:
-        r = asyncio.run(run(k, max(ns.moves, 3 * k), ns.pacing, ns.think))
+        r = asyncio.run(run(k, max(ns.moves, 3 * k), ns.pacing, ns.think,
+                            pictures=ns.pictures, picture_table=ns.picture_table))
         print(f"| {k} | {r['moves']} | {r['p50'] * 1e3:.1f} ms | {r['p99'] * 1e3:.1f} ms | "
               f"{r['floor_p50'] * 1e3:.1f} ms | {r['floor_p99'] * 1e3:.1f} ms | "
               f"{r['p50'] / r['floor_p50']:.1f}× | {r['p99'] / r['floor_p99']:.1f}× | "
               f"{r['fails']} | {r['locked']} | {r['attempts'] / max(1, r['moves']):.2f} | "
               f"{r['cpu_per_move'] * 1e3:.1f} ms | {r['moves'] / r['elapsed']:.1f} |", flush=True)
+        if ns.pictures or ns.picture_table:
+            print(f"  ({k} 桌：收到图片 {r['pictures']} 张)", flush=True)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import GameRecord, PlayerRecord
+from db.records import COMPUTER_PREFIX, is_computer_id
 from db.store import Store
 
 CHINA_TZ = timezone(timedelta(hours=8), "北京时间")
@@ -195,10 +196,61 @@ async def player_history(store: Store, group_id: str, user_id: str,
 
 
 @dataclass(slots=True)
+class SeatEntry:
+    """One seat of a game record: ``seat`` 1-based, ``user_id`` (``ai:N`` for a computer
+    player), ``name`` as seated then (``None`` when the record has none), ``computer``;
+    ``role`` / ``place`` / ``result`` / ``points`` are ``None`` when the record does not
+    say (a void game; a computer seat of a record written before every seat was kept —
+    its replay still tells)."""
+
+    seat: int
+    user_id: str
+    name: str | None
+    computer: bool
+    role: str | None = None
+    place: int | None = None
+    result: str | None = None
+    points: int | None = None
+
+
+def record_seats(summary: dict[str, Any],
+                 players: list[tuple[str, int, str, int | None, str, int]]) -> list[SeatEntry]:
+    """Every seat of a game record, in seat order: from ``summary["seats"]``, a person's
+    result taken from their player row (what /战绩 and /排行 count). Records written
+    before every seat was kept are read from what they have: the player rows, the seats'
+    ``names``, the ``users`` of a void game and the 1-based ``computer_seats``."""
+    rows = {seat: (user, role, place, result, points)
+            for user, seat, role, place, result, points in players}
+    saved = summary.get("seats")
+    if isinstance(saved, list) and saved:
+        seats = [SeatEntry(i + 1, str(s.get("user_id", "")), s.get("name"), bool(s.get("computer")),
+                           s.get("role"), s.get("place"), s.get("result"), s.get("points"))
+                 for i, s in enumerate(saved)]
+    else:
+        names = summary.get("names") or []
+        users = summary.get("users") or []
+        computers = {int(n) for n in summary.get("computer_seats") or []}
+        count = max([len(names), len(users), *rows, *computers], default=0)
+        seats = []
+        for n in range(1, count + 1):
+            name = names[n - 1] if n - 1 < len(names) else None
+            user = users[n - 1] if n - 1 < len(users) else rows.get(n, ("",))[0]
+            if not user and n in computers:
+                digits = (name or "").removeprefix("电脑")
+                user = COMPUTER_PREFIX + (digits if digits.isascii() and digits.isdigit() else str(n))
+            seats.append(SeatEntry(n, user, name, n in computers or is_computer_id(user)))
+    for s in seats:
+        if s.seat in rows:
+            s.user_id, s.role, s.place, s.result, s.points = rows[s.seat]
+    return seats
+
+
+@dataclass(slots=True)
 class GameEntry:
-    """A game record of a group: ``number`` (第 N 局), ``void``, the players'
-    ``(user_id, seat, role, place, result, points)`` in seat order, the ``settings`` and
-    ``summary`` as saved."""
+    """A game record of a group: ``number`` (第 N 局), ``void``, the persons'
+    ``players`` ``(user_id, seat, role, place, result, points)`` in seat order (their
+    player rows), every seat in ``seats`` (:func:`record_seats`, computer players
+    included), the ``settings`` and ``summary`` as saved."""
 
     number: int
     uid: str
@@ -209,6 +261,7 @@ class GameEntry:
     settings: dict[str, Any]
     summary: dict[str, Any]
     players: list[tuple[str, int, str, int | None, str, int]]
+    seats: list[SeatEntry]
 
 
 def _session(store: Store) -> AsyncSession:
@@ -216,11 +269,12 @@ def _session(store: Store) -> AsyncSession:
 
 
 def _entry(row: GameRecord) -> GameEntry:
+    players = [(p.user_id, p.seat, p.role, p.place, p.result, p.points) for p in row.players]
+    summary = dict(row.summary)
     return GameEntry(
         number=row.group_seq, uid=row.uid, game=row.game, started_at=row.started_at,
-        ended_at=row.ended_at, void=bool(row.summary.get("void")), settings=dict(row.settings),
-        summary=dict(row.summary),
-        players=[(p.user_id, p.seat, p.role, p.place, p.result, p.points) for p in row.players])
+        ended_at=row.ended_at, void=bool(summary.get("void")), settings=dict(row.settings),
+        summary=summary, players=players, seats=record_seats(summary, players))
 
 
 async def recent_games(store: Store, group_id: str, limit: int = 10) -> list[GameEntry]:

@@ -16,6 +16,14 @@ Result = Literal["win", "draw", "loss"]
 RESULTS: frozenset[str] = frozenset({"win", "draw", "loss"})
 """All valid :data:`Result` values."""
 
+COMPUTER_PREFIX = "ai:"
+"""User ids of computer players (``ai:1`` is 电脑1; never a QQ number)."""
+
+
+def is_computer_id(user_id: str) -> bool:
+    """Whether ``user_id`` is a computer player's seat."""
+    return user_id.startswith(COMPUTER_PREFIX)
+
 
 @dataclass(slots=True)
 class FinishedPlayer:
@@ -49,8 +57,10 @@ class FinishedGame:
         started_at: timezone-aware start time (stored as UTC).
         ended_at: timezone-aware end time (stored as UTC).
         settings: JSON-serialisable rule settings used for this game.
-        summary: JSON-serialisable free-form summary (e.g. outcome).
-        players: one entry per seat.
+        summary: JSON-serialisable free-form summary (e.g. outcome). ``summary["seats"]``
+            (see :func:`seats_summary`) lists every seat, computer players included.
+        players: one entry per person seated (computer players have no player rows,
+            no /战绩 and no place on /排行; their seats are in ``summary["seats"]``).
     """
 
     uid: str
@@ -61,6 +71,22 @@ class FinishedGame:
     settings: dict[str, Any]
     summary: dict[str, Any]
     players: list[FinishedPlayer]
+
+
+def seats_summary(user_ids: list[str], names: list[str | None],
+                  players: list[FinishedPlayer] = ()) -> list[dict[str, Any]]:
+    """``summary["seats"]`` of a game record: one JSON object per seat in seat order,
+    ``{"user_id", "name", "computer", "role", "place", "result", "points"}``; the last
+    four are ``None`` for a seat without an entry in ``players`` (a void game)."""
+    by_user = {p.user_id: p for p in players}
+    seats = []
+    for i, user in enumerate(user_ids):
+        p = by_user.get(user)
+        seats.append({"user_id": user, "name": names[i] if i < len(names) else None,
+                      "computer": is_computer_id(user),
+                      "role": p.role if p else None, "place": p.place if p else None,
+                      "result": p.result if p else None, "points": p.points if p else None})
+    return seats
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
@@ -13,10 +14,16 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, text, update
+from sqlalchemy import Connection, bindparam, case, delete, func, or_, pool, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 from db.engine import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
 from db.hot import HotSaver
@@ -54,6 +61,13 @@ _SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
 
 _MIGRATE_LOCK = 72_617_001
 """PostgreSQL advisory lock key held while migrating."""
+
+
+def account_lock_key(account: str) -> int:
+    """The PostgreSQL advisory lock key (signed 64-bit) of a bot account (its QQ number):
+    the first 8 bytes of a SHA-256 of ``paizhuo-account:<account>``."""
+    digest = hashlib.sha256(f"paizhuo-account:{account}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 class LiveTableTaken(RuntimeError):
@@ -239,6 +253,9 @@ class Store:
         self._hot: Any = None
         self._settings: dict[tuple[str, str], dict[str, Any]] | None = {} if self._sqlite else None
         self._hot_args: tuple[list[Any], dict[str, Any]] | None = None
+        self._holds: dict[str, AsyncConnection] = {}
+        self._hold_engine: AsyncEngine | None = None
+        self._hold_lock = asyncio.Lock()
         parsed = make_url(url)
         database = parsed.database or ""
         if (parsed.get_driver_name() == "aiosqlite" and database and database != ":memory:"
@@ -290,8 +307,64 @@ class Store:
         async with self._engine.begin() as connection:
             await connection.run_sync(upgrade)
 
+    async def hold_account(self, account: str) -> bool:
+        """Take the bot account for this process (one process serves an account's tables
+        at a time). PostgreSQL: ``pg_try_advisory_lock`` of :func:`account_lock_key` on a
+        connection of its own (autocommit, outside the pool), kept open until
+        :meth:`release_account` or :meth:`close` (or until this process dies: the server
+        ends the session and frees the lock). SQLite: the file is this process's alone
+        (``plugins/paizhuo/guard.py`` locks it), so always ``True``. Returns whether this
+        process holds the account (``True`` again when it already does); ``False`` while
+        another process holds it.
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError / OSError: the server cannot be reached.
+        """
+        if self._sqlite:
+            return True
+        async with self._hold_lock:
+            if account in self._holds:
+                return True
+            if self._hold_engine is None:
+                self._hold_engine = create_async_engine(self.url, poolclass=pool.NullPool,
+                                                        isolation_level="AUTOCOMMIT")
+            conn = await self._hold_engine.connect()
+            try:
+                got = await conn.scalar(text("SELECT pg_try_advisory_lock(:key)"),
+                                        {"key": account_lock_key(account)})
+            except BaseException:
+                await conn.close()
+                raise
+            if not got:
+                await conn.close()
+                return False
+            self._holds[account] = conn
+            return True
+
+    async def release_account(self, account: str) -> None:
+        """Let the bot account go (see :meth:`hold_account`); nothing when not held. A
+        failure (the server gone) is ignored: the lock ended with the session."""
+        async with self._hold_lock:
+            conn = self._holds.pop(account, None)
+            if conn is None:
+                return
+            with contextlib.suppress(Exception):
+                await conn.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                   {"key": account_lock_key(account)})
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    def holds(self) -> set[str]:
+        """The accounts this process holds (PostgreSQL; empty for SQLite)."""
+        return set(self._holds)
+
     async def close(self) -> None:
         """Dispose of the connection pool. The store must not be used afterwards."""
+        for account in list(self._holds):
+            await self.release_account(account)
+        if self._hold_engine is not None:
+            await self._hold_engine.dispose()
+            self._hold_engine = None
         if self._hot is not None:
             hot, self._hot = self._hot, None
             await hot.close()

@@ -232,6 +232,58 @@ class CardWrittenTwice(CardsNotHeld):
     """The same suited card was named twice — a fault of the text alone, not of the hand."""
 
 
+def check_deck(specs: Sequence[CardSpec]) -> None:
+    """Raise :class:`NotationError` when ``specs`` name a card that no single deck can
+    give: the same suited card twice, or more cards of a rank than the deck holds (four,
+    one joker each). A fault of the text alone, the same whatever the hand (G-4)."""
+    named: set[int] = set()
+    for sp in specs:
+        if sp.suit is not None:
+            c = card(sp.rank, sp.suit)
+            if c in named:
+                raise CardWrittenTwice(f"{card_name(c)} 写了两次")
+            named.add(c)
+    for rank in sorted({sp.rank for sp in specs}):
+        count = sum(1 for sp in specs if sp.rank == rank)
+        if count > len(cards_of_rank(rank)):
+            raise NotationError(f"一副牌只有 {len(cards_of_rank(rank))} 张 {RANK_NAMES[rank]}，"
+                                f"你写了 {count} 张")
+
+
+def stand_ins(specs: Sequence[CardSpec]) -> list[int]:
+    """Concrete cards as the text alone names them (no hand read): a suited spec is that
+    card, a rank-only spec any other card of its rank. Hand types never depend on suits,
+    so these classify exactly as the cards the hand would give (G-4: the type and whether
+    it beats the table are judged before the hand). Call :func:`check_deck` first."""
+    taken = {card(sp.rank, sp.suit) for sp in specs if sp.suit is not None}
+    out = []
+    for sp in specs:
+        if sp.suit is not None:
+            out.append(card(sp.rank, sp.suit))
+            continue
+        c = next(c for c in cards_of_rank(sp.rank) if c not in taken)
+        taken.add(c)
+        out.append(c)
+    return out
+
+
+def missing(specs: Sequence[CardSpec], hand: Iterable[int]) -> list[str]:
+    """Every card ``specs`` name that ``hand`` lacks, in one short phrase each: ``♠A``
+    for a suited card, ``2 张 7`` for rank-only cards (all the cards of that rank the
+    text names, suited ones included). Empty when the hand holds them all."""
+    held = set(hand)
+    out: list[str] = []
+    suited = [card(sp.rank, sp.suit) for sp in specs if sp.suit is not None]
+    out += [card_name(c) for c in suited if c not in held]
+    for rank in dict.fromkeys(sp.rank for sp in specs if sp.suit is None):
+        free = [c for c in cards_of_rank(rank) if c in held and c not in suited]
+        wanted = sum(1 for sp in specs if sp.rank == rank and sp.suit is None)
+        if wanted > len(free):
+            need = sum(1 for sp in specs if sp.rank == rank)
+            out.append(f"{need} 张 {RANK_NAMES[rank]}")
+    return out
+
+
 def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[int] = ()) -> list[int]:
     """Pick the concrete cards of ``hand`` that ``specs`` name (G-1).
 
@@ -239,9 +291,17 @@ def resolve(specs: Sequence[CardSpec], hand: Iterable[int], protected: Iterable[
     revealing card of that rank: never one of ``protected`` (e.g. spy cards, Z-2) while
     another card of that rank is available, otherwise the lowest suit in ♦ ♣ ♥ ♠ order.
     Returns the chosen card ids in spec order. Raises :class:`CardsNotHeld` when the hand
-    lacks a card (the message names what is missing).
+    lacks a card (the message names everything missing, :func:`missing`), or
+    :class:`CardWrittenTwice`.
     """
     left = set(hand)
+    suited = [card(sp.rank, sp.suit) for sp in specs if sp.suit is not None]
+    twice = next((c for i, c in enumerate(suited) if c in suited[:i]), None)
+    if twice is not None:
+        raise CardWrittenTwice(f"{card_name(twice)} 写了两次")
+    lacking = missing(specs, left)
+    if lacking:
+        raise CardsNotHeld("你没有 " + "、".join(lacking))
     guard = set(protected)
     chosen: list[int | None] = [None] * len(specs)
     for idx, sp in enumerate(specs):

@@ -10,11 +10,23 @@ player goes out (:meth:`on_out`). Nothing here does I/O or reads a clock.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import CardsNotHeld, CardWrittenTwice, parse_cards, resolve
+from engine.cards import (
+    RANK_NAMES,
+    CardsNotHeld,
+    CardSpec,
+    CardWrittenTwice,
+    NotationError,
+    check_deck,
+    parse_cards,
+    rank_of,
+    resolve,
+    stand_ins,
+)
 from engine.errors import MoveError, hand_error
 from engine.movegen import reading_of_json
 from engine.readings import (
@@ -40,6 +52,54 @@ def carried_seat(previous: dict, seat: int) -> int | None:
     """
     seat_map = previous.get("seat_map")
     return seat if seat_map is None else seat_map[seat]
+
+
+def shape_rule(cards: Sequence[int], *, vocabulary: Vocabulary, min_straight: int,
+               min_pairs: int, min_triples: int | None, bare_triple: bool,
+               kickers: bool, chain_ends: str = "2 不能连") -> str | None:
+    """The hand-type rule (Z-4, W-4, W-7, S-3) that cards of no legal type break, from
+    their shape (how many cards of each rank): a bare triple where a triple must carry,
+    a wrong kicker, a chain too short, ranks that do not run, a joker in a chain.
+    ``min_triples`` is ``None`` when triples never chain on their own; ``kickers`` tells
+    whether triples and fours may carry cards; ``chain_ends`` is the game's rule for 2 and
+    A in chains, said when a chain of consecutive ranks holds one of them. ``None`` when
+    no single rule explains it."""
+    counts = Counter(rank_of(c) for c in cards)
+    shape = sorted(counts.values(), reverse=True)
+    groups = len(shape)
+    name = vocabulary.shown
+    if shape == [3] and not bare_triple:
+        return f"三张必须带一张牌（{name('triple_one')}）"
+    if shape[0] == 3 and groups > 1 and not kickers:
+        return "三张不能带牌"
+    if shape[0] == 4 and groups > 1 and not kickers:
+        return "四张不能带牌"
+    if shape[0] == 3 and shape.count(3) == 1 and groups > 1 and kickers:
+        return f"三张只能带一张牌（{name('triple_one')}）"
+    if shape[0] == 4 and kickers and groups > 1 and len(cards) != 6:
+        return f"四张要带两张牌（{name('four_two')}）"
+    if sorted(counts) == [13, 14] and groups == 2:
+        return "小王和大王不算对子"
+    if len(set(shape)) == 1:
+        width = shape[0]
+        if width == 1 and groups < min_straight:
+            return f"不同的单牌要连成{name('straight')}，至少 {min_straight} 张"
+        if width == 2 and groups < min_pairs:
+            return f"{name('pair_chain')}至少 {min_pairs} 对"
+        if width == 3 and min_triples is None:
+            return f"三张必须各带一张牌（{name('triple_one')}）"
+        if width == 3 and groups < min_triples:
+            return f"{name('triple_chain')}至少 {min_triples} 个三张"
+        if width <= 3 and groups > 1:
+            if any(r >= 13 for r in counts):
+                return "王不能连"
+            high = sorted(counts)
+            low = sorted({11: -2, 12: -1}.get(r, r) for r in counts)  # A and 2 below 3
+            if any(order[-1] - order[0] == groups - 1 for order in (high, low)) and (
+                    high[-1] >= 11 or high[0] == 0):
+                return chain_ends  # the ranks run, but the game's rule for the ends refuses
+            return "点数要相连"
+    return None
 
 
 @dataclass(slots=True)
@@ -153,14 +213,11 @@ class ClimbingGame:
         return reading_of_json(self.lead[2]) if self.lead else None
 
     # ---- moves ---------------------------------------------------------------------------
-    def parse_play(self, seat: int, text: str) -> tuple[list[int], TypeName | None]:
-        """Read a play's text (G-1 notation, optional trailing type name, G-5) into the
-        concrete cards of ``seat``'s hand; unnamed suits avoid :meth:`protected` cards
-        while another card of that rank is left (G-1).
-
-        Returns ``(cards, kind_hint)``. Raises :class:`MoveError` (``notation`` /
-        ``not_held``, naming the bad part) without changing anything.
-        """
+    def parse_text(self, text: str) -> tuple[list[CardSpec], TypeName | None]:
+        """Read a play's text (G-1 notation, optional trailing type name, G-5) without
+        reading any hand. Raises :class:`MoveError` (``no_type`` for another game's type
+        name, ``notation`` naming the bad part, ``not_held`` for a card written twice)
+        whose reason depends on the text alone (G-4)."""
         try:
             body, hint = self.vocabulary.split(text)
         except ReadingError as err:
@@ -170,11 +227,57 @@ class ClimbingGame:
         except ValueError as err:
             raise MoveError("notation", str(err)) from None
         try:
+            check_deck(specs)
+        except CardWrittenTwice as err:
+            raise MoveError("not_held", str(err)) from None
+        except NotationError as err:
+            raise MoveError("notation", str(err)) from None
+        return specs, hint
+
+    def parse_play(self, seat: int, text: str) -> tuple[list[int], TypeName | None]:
+        """Read a play's text (:meth:`parse_text`) into the concrete cards of ``seat``'s
+        hand; unnamed suits avoid :meth:`protected` cards while another card of that rank
+        is left (G-1).
+
+        Returns ``(cards, kind_hint)``. Raises :class:`MoveError` (``notation`` /
+        ``not_held``, naming the bad part; every card the hand lacks) without changing
+        anything.
+        """
+        specs, hint = self.parse_text(text)
+        try:
             cards = resolve(specs, self.hands[seat], protected=self.protected())
         except CardsNotHeld as err:  # the hand lacks them: told to the player alone (G-4)
-            raise MoveError("not_held", str(err),
-                            private=not isinstance(err, CardWrittenTwice)) from None
+            raise hand_error("not_held", str(err)) from None
         return cards, hint
+
+    def judge(self, cards: Sequence[int], kind_hint: Hint = None) -> Reading:
+        """The reading ``cards`` take now, judged from the cards and the table alone (G-4,
+        G-5): a legal type (the one named, when named), one a lead may take, beating the
+        play on the table. Raises :class:`MoveError` (``no_type``, ``not_beat``)."""
+        readings = self.classify(cards)
+        to_beat = self.lead_reading()
+        try:
+            if to_beat is None:
+                return choose_lead(self.lead_readings(readings), kind_hint, self.vocabulary)
+            return choose_follow(readings, to_beat, self.beats, kind_hint, self.vocabulary)
+        except ReadingError as err:
+            code = "not_beat" if to_beat is not None and readings else "no_type"
+            raise MoveError(code, self.type_reason(cards, readings, str(err))) from None
+
+    def type_reason(self, cards: Sequence[int], readings: list[Reading], reason: str) -> str:
+        """The reason a play's type was refused, as the player reads it: cards of no
+        legal type are named in the order typed (``77889 不是合法牌型``) with the rule
+        of the nearest type (:meth:`shape_rule`, e.g. S-3 ``三张必须带一张牌``)."""
+        if readings:
+            return reason
+        shown = "".join(RANK_NAMES[rank_of(c)] for c in cards)  # as typed
+        rule = self.shape_rule(cards)
+        return f"{shown} 不是合法牌型" + (f"：{rule}" if rule else "")
+
+    def shape_rule(self, cards: Sequence[int]) -> str | None:
+        """The game's rule that the shape of ``cards`` (of no legal type) breaks, in a
+        few words, or ``None``."""
+        return None
 
     def check_turn(self, seat: int) -> None:
         """Raise :class:`MoveError` (``over``, ``not_playing``, ``not_turn``) unless it is
@@ -190,27 +293,19 @@ class ClimbingGame:
         """``seat`` plays ``cards`` (card ids from their hand): a lead takes any legal
         reading, a follow must beat the play on the table (G-3, G-5).
 
-        Raises :class:`MoveError` — ``over``, ``not_playing``, ``not_turn``, ``not_held``,
-        ``no_type`` (no legal reading, or several types when leading), ``not_beat``, or a
-        game's own code — and then the state is unchanged.
+        Raises :class:`MoveError` — ``over``, ``not_playing``, ``not_turn``, ``no_type``
+        (no legal reading, or several types when leading), ``not_beat``, ``not_held``, or
+        a game's own code — and then the state is unchanged. Everything the cards and the
+        table show is judged before the hand (G-4).
         """
         self.check_turn(seat)
         cards = list(cards)
         hand = self.hands[seat]
         if len(set(cards)) != len(cards):
             raise MoveError("not_held", "同一张牌出了两次")
+        reading = self.judge(cards, kind_hint)  # public first (G-4)
         if not set(cards) <= set(hand):
             raise hand_error("not_held", "你的手牌里没有这些牌")
-        readings = self.classify(cards)
-        to_beat = self.lead_reading()
-        try:
-            if to_beat is None:
-                reading = choose_lead(self.lead_readings(readings), kind_hint, self.vocabulary)
-            else:
-                reading = choose_follow(readings, to_beat, self.beats, kind_hint, self.vocabulary)
-        except ReadingError as err:
-            code = "not_beat" if to_beat is not None and readings else "no_type"
-            raise MoveError(code, str(err)) from None
         self.check_play(seat, cards, reading)
         return self.place_play(seat, cards, reading)
 
@@ -269,9 +364,13 @@ class ClimbingGame:
         return move
 
     def play_text(self, seat: int, text: str) -> Move:
-        """:meth:`parse_play` then :meth:`play`; the turn is checked first, so a player
-        out of turn is told so whatever they typed."""
+        """A typed play, judged in the order of G-4: the turn, then what the text alone
+        shows (notation, type, beating the table, checked on :func:`stand_ins` of the
+        text), and only then the hand (every card it lacks, the game's hand rules).
+        So the public part of a refusal is the same whatever the player holds."""
         self.check_turn(seat)
+        specs, hint = self.parse_text(text)
+        self.judge(stand_ins(specs), hint)
         cards, hint = self.parse_play(seat, text)
         return self.play(seat, cards, hint)
 

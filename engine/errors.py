@@ -10,7 +10,10 @@ class MoveError(Exception):
 
     ``private`` marks a reason that depends on the player's hand (cards not held, how
     many of a rank they hold, a lone joker, a play that must block): it is told to the
-    player alone, and the group only learns that the move was not accepted (G-4)."""
+    player alone, and the group only learns that the move was not accepted (G-4). The
+    engines check everything public first (the turn, the notation, the type, beating the
+    table), so a refusal is ``private`` only when every public check passed: what the
+    group sees of a refusal is the same whatever the hand."""
 
     def __init__(self, code: str, message: str, *, private: bool = False) -> None:
         super().__init__(message)

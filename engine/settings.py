@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Self
 
+from engine.numbers import parse_int
+
 ON_WORDS = ("开", "开启", "是", "on", "true", "1", "允许", "有")
 OFF_WORDS = ("关", "关闭", "否", "off", "false", "0", "不允许", "无")
 
@@ -51,8 +53,9 @@ class Setting:
             if t.lower() in OFF_WORDS:
                 return False
         elif self.kind == "int":
-            if t.lstrip("-").isdigit() and self.low <= int(t) <= self.high:
-                return int(t)
+            number = parse_int(t, signed=True)
+            if number is not None and self.low <= number <= self.high:
+                return number
         else:
             for c in self.choices:
                 if t.lower() == c.lower():

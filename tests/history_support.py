@@ -58,9 +58,10 @@ def last_play(table, last) -> tuple[int, str]:
     return int(table.seats[seat].user_id), f"出 {table.adapter.cards(last, cards)}"
 
 
-def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
+def dealt_table(game_name: str, seed: int, moves_left: int, computers: int = 0) -> tuple:
     """A table whose game was really dealt and played (by the engine) until ``moves_left``
-    plays and passes remain, or to the last move when ``moves_left`` is 1."""
+    plays and passes remain, or to the last move when ``moves_left`` is 1. The last
+    ``computers`` seats are computer players (电脑1, 电脑2 …)."""
     import copy
 
     from chat_support import A, B, C
@@ -70,7 +71,8 @@ def dealt_table(game_name: str, seed: int, moves_left: int) -> tuple:
     from plugins.paizhuo.tables import PLAYING, Table, now_utc
 
     adapter = GAMES[game_name]
-    seats = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)]
+    seats = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)[:3 - computers]]
+    seats += [SeatView(f"ai:{n}", f"电脑{n}") for n in range(1, computers + 1)]
     game = adapter.new_game(3, adapter.schema.clean({}), seed, None)
     played = 0
     while True:

@@ -1182,6 +1182,9 @@ class BotProcess:
                 # Simulated players try moves until one is accepted and wait for each reply:
                 # no refusal limit unless a test asks for one (env={"REFUSAL_LIMIT": "5"}).
                 "REFUSAL_LIMIT": "0",
+                # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
+                # "true"} turns the pictures on).
+                "PAIZHUO_IMAGES": "false",
             }
         )
         if self.database_url is not None:

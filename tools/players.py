@@ -43,6 +43,9 @@ class SimPlayer:
     moves: int = 0
     declare: str = "暗"
     answers: list[str] = field(default_factory=list)
+    bombs: bool = True
+    """Whether a four of a kind may beat a play of another size: cleared once the bot
+    refuses one (抓特务 has no bombs, Z-3), so the player stops spending refusals on it."""
 
     def learn(self, sent: Sent) -> None:
         """Read a private message from the bot: role line and hand line."""
@@ -106,8 +109,17 @@ class SimPlayer:
         if size is not None and table_ranks:
             out += ["出 " + RANKS[r] * size for r in sorted(counts)
                     if r > table_ranks[0] and counts[r] >= size]
-        out += ["出 " + RANKS[r] * 4 for r in sorted(counts) if counts[r] == 4]
-        return [*out, "过", *singles, *("出 " + RANKS[r] * 2 for r in sorted(counts) if counts[r] >= 2)]
+        if self.bombs and size != 4:
+            out += ["出 " + RANKS[r] * 4 for r in sorted(counts) if counts[r] == 4]
+        tries = [*out, "过", *singles, *("出 " + RANKS[r] * 2 for r in sorted(counts) if counts[r] >= 2)]
+        return list(dict.fromkeys(tries))  # a command refused once is not sent again
+
+    def refused(self, command: str, prompt: str) -> None:
+        """The bot refused ``command`` (tried for ``prompt``): a four of a kind refused
+        against a play of another size means the game has no bombs."""
+        following = FOLLOW_RE.search(prompt) is not None or "跟牌或过" in prompt
+        if following and command in {"出 " + rank * 4 for rank in RANKS[:13]}:
+            self.bombs = False
 
 
 async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
@@ -212,6 +224,7 @@ async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], sinc
                 lambda s: s.kind == "group" and s.target == group_id, since=mark, timeout=timeout)
             if not (answer.at == [player.user_id] and "轮到" not in answer.text):
                 break  # accepted (a refusal is a short reply @-mentioning only the player)
+            player.refused(command, sent.text)
         player.moves += 1
         moves += 1
     raise RuntimeError("game did not end")

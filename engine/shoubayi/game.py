@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
-from engine.climbing import ClimbingGame, Move, carried_seat
+from engine.climbing import ClimbingGame, Move, carried_seat, shape_rule
 from engine.errors import hand_error
 from engine.readings import SHOUBAYI, Reading, Vocabulary
 from engine.shoubayi.rules import SRules, beats, classify, counts_of
@@ -123,6 +123,13 @@ class SGame(ClimbingGame):
     def beats(self, new: Reading, old: Reading) -> bool:
         """S-3 comparison (bombs)."""
         return beats(new, old)
+
+    def shape_rule(self, cards: Sequence[int]) -> str | None:
+        """S-3: the rule a play of no legal type breaks (a triple carries exactly one
+        card, 联对 needs 3 pairs, …)."""
+        return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5, min_pairs=3,
+                          min_triples=None, bare_triple=False, kickers=True,
+                          chain_ends="2 只能连在最小的一头（A 2 3 …），不能接在 A 后")
 
     def lead_readings(self, readings: list[Reading]) -> list[Reading]:
         """S-3.4: a bomb may not lead (four equal cards led are a 三带一)."""

@@ -45,6 +45,9 @@ class SRules(RuleSet):
     baopei: bool = True
     to_the_end: bool = False
     prompt_seconds: int = 45
+    turn_seconds: int = 60
+    """The turn time limit (出牌限时, a shared setting), carried for the chat layer's
+    prompts; the engine never reads a clock."""
 
 
     def rank_order(self) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import DECK_52, HEART, R4, card, rank_of
-from engine.climbing import ClimbingGame
+from engine.climbing import ClimbingGame, shape_rule
 from engine.errors import MoveError, hand_error
 from engine.readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
 from engine.wakeng.rules import SCORE_RANKS, WRules, beats, bury_multiplier, classify, forced_three
@@ -195,6 +195,15 @@ class WGame(ClimbingGame):
     def classify(self, cards: Sequence[int]) -> list[Reading]:
         """W-4 / W-7 readings."""
         return classify(cards, self.rules)
+
+    def shape_rule(self, cards: Sequence[int]) -> str | None:
+        """W-4 / W-7: the rule a play of no legal type breaks (no kickers, chain lengths)."""
+        if self.rules.shaanxi:
+            return shape_rule(cards, vocabulary=self.vocabulary, min_straight=3, min_pairs=3,
+                              min_triples=None, bare_triple=True, kickers=False,
+                              chain_ends="连牌只能用 4 到 K")
+        return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5, min_pairs=3,
+                          min_triples=2, bare_triple=True, kickers=False, chain_ends="2 不能连")
 
     def beats(self, new: Reading, old: Reading) -> bool:
         """W-4 comparison (bombs)."""

@@ -26,6 +26,9 @@ class WRules(RuleSet):
 
     ruleset: str = "标准"
     prompt_seconds: int = 45
+    turn_seconds: int = 60
+    """The turn time limit (出牌限时, a shared setting), carried for the chat layer's
+    prompts; the engine never reads a clock."""
 
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import DECK_54, RA, rank_of
-from engine.climbing import ClimbingGame, carried_seat
+from engine.climbing import ClimbingGame, carried_seat, shape_rule
 from engine.errors import MoveError, hand_error
 from engine.readings import ZHUATEWU, Reading, Vocabulary
 from engine.zhuatewu.rules import ZRules, beats, classify
@@ -23,6 +23,14 @@ CIVILIAN = "civilian"
 ROLE_NAMES = {SPY: "特务", CIVILIAN: "平民"}
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
+
+
+CHAIN_ENDS_TEXT = {
+    "a": "2 不能连，A 只能接在 K 后（连牌规则 a）",
+    "b": "2 只能接在 3 前，A 可在两头，不能 K A 2 相连（连牌规则 b）",
+    "c": "顺子中 2 只能接在 3 前、A 可在两头；连对、三连不能有 2 和 A（连牌规则 c）",
+}
+"""Z-4 连牌规则, in the players' words, for a refused chain."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -141,6 +149,13 @@ class ZGame(ClimbingGame):
     def beats(self, new: Reading, old: Reading) -> bool:
         """Z-4 comparison."""
         return beats(new, old)
+
+    def shape_rule(self, cards: Sequence[int]) -> str | None:
+        """Z-4: the rule a play of no legal type breaks."""
+        return shape_rule(cards, vocabulary=self.vocabulary, min_straight=5,
+                          min_pairs=self.rules.min_pair_chain, min_triples=3,
+                          bare_triple=True, kickers=True,
+                          chain_ends=CHAIN_ENDS_TEXT.get(self.rules.chain_ends, "2 不能连"))
 
     def protected(self) -> Sequence[int]:
         """G-1: spy cards are taken last by rank-only plays."""

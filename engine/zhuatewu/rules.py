@@ -69,6 +69,9 @@ class ZRules(RuleSet):
     allow_declare: bool = True
     allow_open_hand: bool = True
     prompt_seconds: int = 45
+    turn_seconds: int = 60
+    """The turn time limit (出牌限时, a shared setting), carried for the chat layer's
+    prompts; the engine never reads a clock."""
 
 
     # ---- Z-2 -------------------------------------------------------------------------

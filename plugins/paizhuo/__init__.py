@@ -12,8 +12,10 @@ from nonebot.adapters import Bot as AnyBot
 from nonebot.adapters import Event
 from nonebot.adapters.onebot.v11 import Bot
 from nonebot.exception import IgnoredException
-from nonebot.message import event_preprocessor
+from nonebot.matcher import current_bot, current_event, current_matcher
+from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
+from nonebot.typing import T_State
 
 from db.store import Store
 from plugins.paizhuo.config import Config
@@ -27,8 +29,8 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
-import plugins.paizhuo.guard  # noqa: E402,F401  (ignores the bot's own messages)
-from plugins.paizhuo import accounts, actions, matchers, messaging  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo import accounts, actions, guard, matchers, messaging  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo.matchers import dispatch  # noqa: E402
 
 driver = get_driver()
 
@@ -50,19 +52,50 @@ async def _bot_connected(bot: Bot) -> None:
 @driver.on_bot_disconnect
 async def _bot_disconnected(bot: AnyBot) -> None:
     accounts.disconnected(bot)
+    await accounts.let_go(bot.self_id, bot)
+
+
+ACCOUNT_CHECK = "paizhuo_account_check"
+"""State key of the event's account decision, shared by the plugin's matchers."""
 
 
 @event_preprocessor
-async def _one_account_answers(bot: AnyBot, event: Event) -> None:
-    """Before any matcher: an account's events wait until its saved tables are loaded (a
-    move sent right after a reconnect finds its table), and a message that another
-    account handles is dropped here (each command is answered once)."""
+async def _note_event(bot: AnyBot, event: Event, state: T_State) -> None:
+    """Every event: keep the accounts' group lists current (nothing is dropped here:
+    other plugins' events pass untouched)."""
     accounts.note_event(bot, event)
+    state[ACCOUNT_CHECK] = {}
+
+
+@run_preprocessor
+async def _one_account_answers(state: T_State) -> None:
+    """Before each matcher of this plugin (only: other plugins' matchers see every
+    event): the bot's own echoed messages are ignored; an account's events wait until its
+    saved tables are loaded (a move sent right after a reconnect finds its table); a
+    message that another account handles, or an account another process holds, is
+    ignored (each command is answered once). Decided once per event. (The matcher, bot
+    and event come from NoneBot's context, set for the run: fewer parameters to solve.)"""
+    if not dispatch.ours(current_matcher.get()):
+        return
+    bot, event = current_bot.get(), current_event.get()
+    if guard.is_own_message(bot, event):
+        raise IgnoredException("event from the bot's own account")
     if not isinstance(bot, Bot) or REGISTRY.store is None:
         return
+    holder = state.get(ACCOUNT_CHECK)
+    if holder is None:
+        holder = state[ACCOUNT_CHECK] = {}
+    if "answers" not in holder:  # the plugin's matchers run one after another
+        holder["answers"] = await _answers_here(bot, event)
+    if not holder["answers"]:
+        raise IgnoredException("another bot account (or process) handles this message")
+
+
+async def _answers_here(bot: Bot, event: Event) -> bool:
     await accounts.ensure_restored(bot)
-    if not await accounts.handles(bot, event):
-        raise IgnoredException("another bot account handles this message")
+    if bot.self_id in accounts.refused:
+        return False
+    return await accounts.handles(bot, event)
 
 
 @driver.on_shutdown

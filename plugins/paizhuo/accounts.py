@@ -7,9 +7,14 @@ Rules (README, “多个机器人账号”):
   with it). Its group and private messages, friend checks and timers go through that
   account only. While that account is not connected, the table waits (timers act when
   it is back); no other account takes it over.
-* A process holds only the tables of the accounts connected to it: when an account
-  connects, its tables are loaded from the database (:func:`ensure_restored`); events of
-  that account wait until then. Tables saved before accounts were recorded (no account)
+* One process at a time serves an account (:func:`hold`): the process an account
+  connects to takes it (PostgreSQL: an advisory lock per account, held while the account
+  is connected; SQLite: the database file is the process's alone); while it holds the
+  account, another process refuses that account's connection. A process holds only the
+  tables of the accounts connected to it: when an account connects, its tables are
+  loaded from the database (:func:`ensure_restored`), never kept from an earlier
+  connection (they are dropped when it disconnects: another process may have played
+  them meanwhile); events of that account wait until then. Tables saved before accounts were recorded (no account)
   go to the first account that connects and is in that group (by its group list; when
   the list cannot be read, that account takes them all: such a database comes from a
   one-account set-up).
@@ -48,6 +53,15 @@ _seen: dict[str, set[str]] = {}
 _lists_lock = asyncio.Lock()
 _restoring: dict[str, tuple[Bot, asyncio.Task[None]]] = {}
 """Each account's restore, with the connection (bot object) it was made for."""
+_holders: dict[str, object] = {}
+"""The accounts this process holds, with what took each (the connection, or the bot)."""
+_hold_locks: dict[str, asyncio.Lock] = {}
+refused: dict[str, Bot] = {}
+"""Connections refused because another process holds their account (the plugin inside
+another bot, whose adapter cannot refuse the connection): their events are ignored."""
+_dropped: set[str] = set()
+"""Groups whose table this process dropped when its account disconnected: reloaded on
+reconnect without the restart post."""
 _not_loaded: set[str] | None = None
 """With an exclusive database (SQLite): the groups whose live table was in the database
 when first asked and not held here (another account's, not connected yet). Other groups
@@ -185,6 +199,73 @@ async def _held_elsewhere(group_id: str) -> bool:
     return False
 
 
+def _hold_lock(self_id: str) -> asyncio.Lock:
+    return _hold_locks.setdefault(self_id, asyncio.Lock())
+
+
+async def hold(self_id: str, owner: object) -> bool:
+    """Take the account ``self_id`` for this process (``owner``: the connection or bot
+    that takes it; ``True`` at once when this process already holds it). ``False``, with
+    one log line, while another process holds it or when the database cannot tell."""
+    store = REGISTRY.store
+    if store is None:
+        return True
+    async with _hold_lock(self_id):
+        if self_id in _holders:
+            if isinstance(owner, Bot) and isinstance(_holders[self_id], Bot):
+                _holders[self_id] = owner  # a new connection: the old one's let_go is moot
+            return True
+        try:
+            got = await store.hold_account(self_id)
+        except Exception as err:  # noqa: BLE001 - cannot tell: do not serve it twice
+            logger.error(f"牌桌: 拒绝 Bot {self_id}：无法在数据库确认账号归属（{err!r}）")
+            return False
+        if not got:
+            logger.warning(f"牌桌: 拒绝 Bot {self_id}：这个账号正由连着同一数据库的另一个进程服务，"
+                           "一个账号同时只能连一个进程")
+            return False
+        _holders[self_id] = owner
+        return True
+
+
+async def let_go(self_id: str, owner: object) -> None:
+    """The connection (or bot) ``owner`` that took the account is gone: drop the
+    account's tables from memory (after any change under way) and let the account go,
+    so another process may take it. Nothing when ``owner`` did not take it."""
+    async with _hold_lock(self_id):
+        if _holders.get(self_id) is not owner:
+            return
+        store = REGISTRY.store
+        if store is not None and not store.exclusive:
+            await _drop_tables(self_id)
+        del _holders[self_id]
+        if store is not None:
+            await store.release_account(self_id)
+
+
+async def _drop_tables(self_id: str) -> None:
+    """Forget the account's tables in memory and stop their timers (each after the
+    change holding its lock); they are loaded from the database when it is back. Only
+    with a shared database (PostgreSQL): with an exclusive one (SQLite, one process)
+    nobody else can have changed them, and they stay."""
+    from plugins.paizhuo import actions
+
+    dropped = []
+    for table in [t for t in REGISTRY.tables.values() if t.account == self_id]:
+        async with table.lock:
+            if REGISTRY.get(table.group_id) is not table:
+                continue
+            REGISTRY.remove(table)
+            REGISTRY.resumed.discard(table.group_id)
+            _dropped.add(table.group_id)
+            if _not_loaded is not None:
+                _not_loaded.add(table.group_id)
+        actions.schedule(table)  # not registered: only cancels its timer
+        dropped.append(table.group_id)
+    if dropped:
+        logger.info(f"event=tables_dropped account={self_id} groups={','.join(dropped)}")
+
+
 async def ensure_restored(bot: Bot) -> None:
     """Load the account's saved tables (once per connection): first it claims the tables
     saved without an account in its groups, then its own are restored and their timers
@@ -200,7 +281,13 @@ async def ensure_restored(bot: Bot) -> None:
 async def _restore(bot: Bot) -> None:
     from plugins.paizhuo import actions
 
+    if not await hold(bot.self_id, bot):
+        refused[bot.self_id] = bot
+        return
+    refused.pop(bot.self_id, None)
     store = REGISTRY.require_store()
+    if not store.exclusive:  # never from memory: reload what the database has
+        await _drop_tables(bot.self_id)
     # Rows without an account whose tables this process already holds are adopted by
     # the account that serves them (``bot_for``, ``handles``): only the others are claimed.
     if [g for g in await store.unowned_live() if g not in REGISTRY.tables]:
@@ -211,13 +298,18 @@ async def _restore(bot: Bot) -> None:
     async with REGISTRY.guard:  # no table opens or closes between loading and adding
         tables = await REGISTRY.restore(bot.self_id)
     for table in tables:
+        if table.group_id in _dropped:  # a reconnect, not a restart: no restart post
+            _dropped.discard(table.group_id)
+            REGISTRY.resumed.discard(table.group_id)
         actions.schedule(table)
     logger.info(f"牌桌: account {bot.self_id} connected, {len(tables)} table(s) resumed")
 
 
 def disconnected(bot: AnyBot) -> None:
-    """Forget what was learnt about an account that disconnected (its tables stay in
-    memory and wait; they are not loaded twice when it is back)."""
+    """Forget what was learnt about an account that disconnected (its tables are dropped
+    by :func:`let_go`)."""
+    if refused.get(bot.self_id) is bot:
+        del refused[bot.self_id]
     known = _restoring.get(bot.self_id)
     if known is None or known[0] is not bot:
         return  # the account is already connected again (hooks may run late)
@@ -232,6 +324,10 @@ def reset() -> None:
     """Forget every account (tests)."""
     global _not_loaded
     _not_loaded = None
+    _holders.clear()
+    _hold_locks.clear()
+    refused.clear()
+    _dropped.clear()
     _group_lists.clear()
     _seen.clear()
     for _bot, task in _restoring.values():

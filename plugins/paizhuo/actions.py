@@ -28,8 +28,10 @@ from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
 from db.store import LiveTableTaken
 from engine.errors import MoveError
+from engine.numbers import parse_int
 from engine.settings import Setting, SettingError
 from plugins.paizhuo import accounts, ai_turn
+from plugins.paizhuo import tables as _tables
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
@@ -43,7 +45,14 @@ from plugins.paizhuo.messaging import (
     refusal,
     submit,
 )
-from plugins.paizhuo.pictures import end_details, picture, pictures_on
+from plugins.paizhuo.pictures import (
+    Pending,
+    end_details,
+    later,
+    pictures_on,
+    table_picture,
+    take_later,
+)
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -53,6 +62,7 @@ from plugins.paizhuo.tables import (
     Table,
     message_from_json,
     now_utc,
+    timer_now,
 )
 
 JOIN_HINT = "发送 /加入 入座"
@@ -114,6 +124,7 @@ async def run_locked(bot: Bot | None, table: Table,
     async with table.lock:
         registered = REGISTRY.get(table.group_id) is table
         before = table.deadline
+        take_later(table)
         try:
             outs = await change()
             ok = True
@@ -124,17 +135,23 @@ async def run_locked(bot: Bot | None, table: Table,
         announcing, table.announcing = table.announcing, []
         _in_flight.update(uid for uid, _ in announcing)
         armed = (table.deadline, table.remind_at)
-        changed_at = now_utc()
+        changed_at = timer_now()
         delivery = submit(bot, outs) if bot is not None else None
         if bot is None and outs:
             logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+        # The pictures after the texts: drawn (in the drawing thread) while the texts go
+        # out, queued after them, still under the lock (the table's order holds).
+        due = take_later(table)  # dropped with the change's texts when it failed
+        drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
     try:
         if delivery is not None:
             await delivery.prompt_sent()
             if (ok and armed[0] is not None and armed[0] != before
-                    and now_utc() - changed_at >= RESTART_AFTER):
+                    and timer_now() - changed_at >= RESTART_AFTER):
                 await _restart_deadline(table, armed, changed_at)
             await delivery.sent()
+        if drawn is not None:
+            await drawn.sent()
     finally:
         for uid, out in announcing:
             if out.sent:
@@ -158,7 +175,7 @@ async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
             REGISTRY.reinstate(table, True)
         schedule(table)
         log_event(table, "deadline_from_send",
-                  delay=round((now_utc() - changed_at).total_seconds(), 1))
+                  delay=round((timer_now() - changed_at).total_seconds(), 1))
 
 
 def undo(table: Table, registered: bool, err: BaseException) -> None:
@@ -257,7 +274,9 @@ def cancel_timers() -> None:
 
 
 async def _fire(table: Table, when) -> None:
-    await asyncio.sleep(max(0.0, (when - now_utc()).total_seconds()))
+    """The timer of a table: wait (on the monotonic clock, ``timer_now`` time) until
+    ``when``, then act under the table's lock."""
+    await _tables.CLOCK.sleep(max(0.0, (when - timer_now()).total_seconds()))
     bot = accounts.bot_for(table)
     if bot is None:
         # Nobody could be told: act when the table's account connects (bot_connected
@@ -273,10 +292,19 @@ async def _fire(table: Table, when) -> None:
 
 
 async def _on_time(table: Table) -> list[Outgoing]:
-    """What happens when a table's reminder or deadline comes (under the lock)."""
+    """What happens when a table's reminder or deadline comes (under the lock). A post
+    of a timer is the table's one post after a restart: the table is no longer
+    re-posted by :func:`announce_resumed`."""
+    outs = await _due(table)
+    if outs:
+        REGISTRY.resumed.discard(table.group_id)
+    return outs
+
+
+async def _due(table: Table) -> list[Outgoing]:
     if REGISTRY.get(table.group_id) is not table:
         return []
-    now = now_utc()
+    now = timer_now()
     if table.computer_at is not None and now >= table.computer_at and table.playing:
         return await _computers_act(table)
     if table.remind_at is not None and now >= table.remind_at and (
@@ -287,9 +315,7 @@ async def _on_time(table: Table) -> list[Outgoing]:
         seat = table.adapter.acting_seat(table.engine) if table.playing else None
         if seat is None:
             return []
-        left = int((table.deadline - now).total_seconds()) if table.deadline else 0
-        what = "代你过" if table.adapter.is_following(table.engine) else "代你出牌"
-        return [reply(table.group_id, table.seats[seat].user_id, f"还剩 {left} 秒，超时机器人将{what}。")]
+        return [reply(table.group_id, table.seats[seat].user_id, warning_text(table, now))]
     if table.deadline is None or now < table.deadline:
         schedule(table)
         return []
@@ -325,6 +351,17 @@ async def _on_time(table: Table) -> list[Outgoing]:
                             "发送任意出牌命令或 /托管 即可取消。"))
             log_event(table, "auto_on", seat)
     return await _commit(table, says_to_outs(table, says))
+
+
+def warning_text(table: Table, now) -> str:
+    """The reminder before the turn time runs out: the seconds left and what the bot will
+    then do, truthfully and the same whatever the hand (G-4): a player in 托管 is moved
+    with the computer players' play, a timed-out one by the group's 超时代打 rule."""
+    left = max(1, int((table.deadline - now).total_seconds())) if table.deadline else 0
+    seat = table.adapter.acting_seat(table.engine)
+    simple = (table.seats[seat].user_id not in table.auto
+              and table.setting("timeout_play") == "简单")
+    return f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}。"
 
 
 def _auto_passes(table: Table) -> list[Outgoing]:
@@ -392,7 +429,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         table.announcing.append((record.uid, end))
         details = end_details(adapter, table.engine, table.seats, table.group_id, number,
                               message.extract_plain_text(), record.summary.get("replay"))
-        if details is not None:
+        if isinstance(details, Pending):
+            later(table, details)
+        elif details is not None:
             outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
@@ -401,9 +440,11 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         if not keep_deadline:
             table.rearm()
         await REGISTRY.save(table)
-        if table.setting("picture_table") and pictures_on():
-            outs.append(picture("group", table.group_id,
-                                adapter.table(table.engine, table.seats).extract_plain_text()))
+        told = any(o.kind == "group" and o.target == table.group_id for o in outs)
+        if told and table.setting("picture_table") and pictures_on():
+            # Only after what the group is told: a picture after a private answer alone
+            # would tell that someone answered (G-4).
+            later(table, table_picture(adapter, table.engine, table.seats, table.group_id))
     schedule(table)
     return outs
 
@@ -604,7 +645,7 @@ async def add_computers(bot: Bot, group_id: str, user_id: str, arg: str, is_mana
         await deliver(bot, [reply(group_id, user_id, NO_TABLE)])
         return
     text = unicodedata.normalize("NFKC", arg).strip()
-    count = int(CN_NUMBERS.get(text, text)) if text in CN_NUMBERS or text.isdigit() else None
+    count = CN_NUMBERS[text] if text in CN_NUMBERS else parse_int(text, max_digits=2)
     if count is None or count < 1:
         await deliver(bot, [reply(group_id, user_id, "用法：/加机器人 [人数]，例如 /加机器人 2。")])
         return
@@ -777,9 +818,10 @@ async def kick_player(bot: Bot, group_id: str, user_id: str, target: str | None,
 
 async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
     """Free ``user_id``'s seat (not during a game; caller holds the lock): the table waits
-    for a newcomer with its idle timer, or closes when nobody is left (between games: no
-    human is left). Before the start a table of computer players stays open, so an admin
-    can fill it with ``/加机器人`` and watch a game play itself."""
+    for a newcomer with its idle timer, or closes when no person is left — before the
+    first deal as between games, computer players alone keep no table open (nobody could
+    leave one behind and open another elsewhere). The opener's rights pass to the first
+    person still seated."""
     seat = table.seat_of(user_id)
     assert seat is not None
     name = table.seats[seat].name
@@ -788,14 +830,13 @@ async def _unseat(table: Table, user_id: str, how: str) -> list[Outgoing]:
         table.ready.remove(user_id)
     async with REGISTRY.guard:
         REGISTRY.unseat(table, user_id)
-        if not table.seats or (table.status == FINISHED and not table.humans()):
-            # Nobody left, or only computer players with nobody to play the next game.
+        if not table.humans():
             await REGISTRY.close(table)
             schedule(table)
             log_event(table, "close", extra_user=user_id)
             return [group(table.group_id, f"{name} {how}，牌桌已关闭。")]
     if table.opener == user_id:
-        table.opener = table.seats[0].user_id
+        table.opener = table.humans()[0]
     log_event(table, "leave", extra_user=user_id)
     if table.status == FINISHED and ready_to_deal(table):
         return [group(table.group_id, f"{name} {how}。")] + await start_game(table)
@@ -849,8 +890,14 @@ PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
 def move_refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
     """The reply to a refused move (G-4): a reason that describes the player's hand
     (``err.private``) goes to the player alone, and the group hears only that the move was
-    not accepted; any other reason is replied where the move was made."""
-    out = refuse(err.message)
+    not accepted; any other reason is replied where the move was made. ``还没轮到你``
+    says whose turn it is (public: the turn prompt names them)."""
+    message = err.message
+    if err.code == "not_turn" and table.engine is not None:
+        acting = table.adapter.acting_seat(table.engine)  # public: the prompt @-mentions them
+        if acting is not None:
+            message = f"{message}，现在轮到 {table.seats[acting].name}"
+    out = refuse(message)
     if not err.private or out.kind != "group":
         return [out]
     return [refuse(PRIVATE_REASON), private(user_id, err.message, table.group_id)]
@@ -993,6 +1040,24 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
     await deliver(bot, outs)
 
 
+def with_time_left(table: Table, msg: Message) -> Message:
+    """A re-posted table whose prompt shows the turn time still left (``（还剩 23 秒）``)
+    instead of the full limit the prompt was first sent with (``（60 秒）``, G-3)."""
+    turn = getattr(getattr(table.engine, "rules", None), "turn_seconds", 0)
+    if (not table.playing or table.deadline is None or not turn
+            or table.adapter.prompt_seconds(table.engine)):
+        return msg
+    left = max(1, int((table.deadline - timer_now()).total_seconds()))
+    full = f"（{turn} 秒）"
+    out = Message()
+    for seg in msg:
+        text = seg.data.get("text", "") if seg.type == "text" else ""
+        if text.endswith(full):
+            seg = MessageSegment.text(text[: -len(full)] + f"（还剩 {left} 秒）")
+        out.append(seg)
+    return out
+
+
 async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
     """``/牌桌``: re-post the public table."""
     table = REGISTRY.get(group_id)
@@ -1003,7 +1068,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         if table.status == WAITING:
             msg = plain(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
         else:
-            msg = table.adapter.table(table.engine, table.seats)
+            msg = with_time_left(table, table.adapter.table(table.engine, table.seats))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
@@ -1071,7 +1136,7 @@ async def show_rules(group_id: str, args: str) -> str:
         default = setting.show(setting.default)
         return "\n".join([
             f"【{adapter.name}】{setting.name}：{value}（可选 {choices_text(setting)}，默认 {default}）",
-            f"{setting.meaning}（{setting.section}）",
+            setting.meaning,  # no rule codes in what players read
             f"改：/设置 {adapter.name} {setting.name} <值>（群主、管理员）",
         ])
     lines = [f"【{adapter.name}】本群规则"]
@@ -1148,21 +1213,32 @@ async def resume_timers() -> None:
 async def announce_resumed(bot: Bot) -> None:
     """When a bot (re)connects after a restart: post each resumed game of its account's
     tables, so the player to act is @-mentioned again and nobody waits for a prompt that
-    was lost. A table whose deadline passed meanwhile is not posted: its timer acts now
-    and its message carries the next prompt."""
-    now = now_utc()
+    was lost. One post per table: a table whose timer is due (a deadline that passed
+    meanwhile, a reminder, computer players to move) or already posted is not re-posted:
+    the timer's message carries the next prompt."""
     for group_id in sorted(REGISTRY.resumed):
         table = REGISTRY.get(group_id)
         if table is not None and accounts.bot_for(table) is not bot:
             continue  # another account's table: announced when that account connects
-        REGISTRY.resumed.discard(group_id)
-        if table is None or not table.playing:
-            continue
-        if table.deadline is not None and table.deadline <= now:
+        if table is None:
+            REGISTRY.resumed.discard(group_id)
             continue
         async with table.lock:
-            msg = plain("机器人已重启，牌局继续：\n") + table.adapter.table(table.engine, table.seats)
+            if group_id not in REGISTRY.resumed:
+                continue  # its timer posted meanwhile
+            REGISTRY.resumed.discard(group_id)
+            if not table.playing or _timer_due(table):
+                continue
+            msg = plain("机器人已重启，牌局继续：\n") + with_time_left(
+                table, table.adapter.table(table.engine, table.seats))
         await deliver(bot, [group(group_id, msg)])
+
+
+def _timer_due(table: Table) -> bool:
+    """Whether the table's reminder, deadline or computer players' time has come."""
+    now = timer_now()
+    return any(t is not None and t <= now
+               for t in (table.remind_at, table.deadline, table.computer_at))
 
 
 async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> bool:
@@ -1213,6 +1289,8 @@ async def bot_connected(bot: Bot) -> None:
     groups never sent go out; its timers that came due while it was away act now, with
     someone to tell; then its resumed tables are re-posted."""
     await accounts.ensure_restored(bot)
+    if bot.self_id in accounts.refused:
+        return  # another process serves this account
     await announce_pending(bot)
     for group_id in sorted(_deferred):
         table = REGISTRY.get(group_id)
@@ -1220,5 +1298,7 @@ async def bot_connected(bot: Bot) -> None:
             _deferred.discard(group_id)
         elif accounts.bot_for(table) is bot:
             _deferred.discard(group_id)
-            schedule(table)
+            task = _timers.get(group_id)
+            if task is None or task.done():  # not re-armed by the restore already
+                schedule(table)
     await announce_resumed(bot)

@@ -12,9 +12,12 @@ Only authenticated OneBot events reach the game:
   second one claiming that id is refused (close 1008 before the handshake, HTTP 403);
   once the first closes the id is free again. A bot created by a signed HTTP POST (it
   has no connection to close) never blocks a WebSocket: the WebSocket replaces it.
+* One process per QQ account: while another process on the same database serves the
+  account, its WebSocket is refused the same way (``accounts.hold``, one log line).
 * A malformed WebSocket frame (not JSON, bad UTF-8, an answer nobody waits for) is logged
   and skipped; the connection stays up.
-* Message events whose sender is the bot's own account are ignored.
+* Message events whose sender is the bot's own account are ignored by the plugin
+  (:func:`is_own_message`).
 
 At start-up (:func:`check_startup`, called by ``bot.py``) the bot refuses to run, with one
 Chinese line saying which setting to change, when: the WebSocket listens on a
@@ -44,8 +47,7 @@ from nonebot.adapters import Event as BaseEvent
 from nonebot.adapters.onebot.v11 import Adapter, Bot
 from nonebot.adapters.onebot.v11.config import Config as OneBotConfig
 from nonebot.drivers import HTTPServerSetup, Request, Response, WebSocket
-from nonebot.exception import IgnoredException, WebSocketClosed
-from nonebot.message import event_preprocessor
+from nonebot.exception import WebSocketClosed
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -310,6 +312,12 @@ class GuardedAdapter(Adapter):
             logger.info(f"牌桌: Bot {self_id} 改用 WebSocket，替换 HTTP POST 建立的 bot")
             self.bot_disconnect(stale)
         self.connections[self_id] = websocket  # claimed before the first await
+        from plugins.paizhuo import accounts
+
+        if not await accounts.hold(self_id, websocket):  # another process serves it
+            del self.connections[self_id]
+            await websocket.close(1008, "Account served by another process")
+            return
         bot: Bot | None = None
         try:
             await websocket.accept()
@@ -325,10 +333,13 @@ class GuardedAdapter(Adapter):
         finally:
             with contextlib.suppress(Exception):
                 await websocket.close()
-            if self.connections.get(self_id) is websocket:
-                del self.connections[self_id]
             if bot is not None and self.bots.get(self_id) is bot:
                 self.bot_disconnect(bot)
+            try:  # the id stays claimed until the account is let go
+                await accounts.let_go(self_id, websocket)
+            finally:
+                if self.connections.get(self_id) is websocket:
+                    del self.connections[self_id]
 
     def _handle_frame(self, bot: Bot, data: str | bytes) -> None:
         """Parse one frame and dispatch its event or API answer; log and skip bad ones."""
@@ -348,9 +359,9 @@ class GuardedAdapter(Adapter):
         self.tasks.add(task)
 
 
-@event_preprocessor
-async def ignore_own_messages(bot: BaseBot, event: BaseEvent) -> None:
-    """Drop message events sent by the bot's own account (``user_id == self_id``): they
-    are its own messages echoed back, never commands. Raises ``IgnoredException``."""
-    if getattr(event, "post_type", "").startswith("message") and str(getattr(event, "user_id", "")) == bot.self_id:
-        raise IgnoredException("event from the bot's own account")
+def is_own_message(bot: BaseBot, event: BaseEvent) -> bool:
+    """Whether ``event`` is a message event sent by the bot's own account (``user_id ==
+    self_id``): its own message echoed back, never a command (the plugin's matchers
+    ignore it; other plugins decide for themselves)."""
+    return (getattr(event, "post_type", "").startswith("message")
+            and str(getattr(event, "user_id", "")) == bot.self_id)

@@ -1,29 +1,66 @@
 """Which messages go out as pictures (``PAIZHUO_IMAGES`` and a font found at start-up),
-and the pictures' contents: the end-of-game details with every hand as dealt, the
-table after a move (图片桌面). Every picture carries its text as the fallback."""
+and the pictures' contents: the table after a move (图片桌面), the end-of-game details
+with every hand as dealt, the /战绩 card and the /排行 board. Every picture carries its
+text as the fallback.
+
+The contents are read from the game here, on the event loop (cheap: names, card ids,
+lines of text); the drawing (:mod:`render`) runs in one drawing thread (:func:`draw`), so
+no table waits while a picture is drawn, and a table's texts are queued before its
+pictures are drawn (:class:`Pending`), so they do not wait either.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
-from typing import Any
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from nonebot import get_driver, get_plugin_config, logger
+from nonebot.adapters.onebot.v11 import Message
 
+from engine.cards import rank_of
 from plugins.paizhuo import render
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games.base import GameAdapter, SeatView
+from plugins.paizhuo.games.climbing import order_play
 from plugins.paizhuo.messaging import Outgoing, plain
+
+DRAWING_THREAD = "paizhuo-draw"
+"""Name of the one thread every picture is drawn in (a FreeType font is not shared
+between threads, and one thread keeps drawing to one core)."""
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix=DRAWING_THREAD)
+_T = TypeVar("_T")
+
+
+async def draw(drawer: Callable[..., _T], *args: Any) -> _T:
+    """``drawer(*args)`` run in the drawing thread; the event loop goes on meanwhile."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _EXECUTOR, functools.partial(drawer, *args))
+
+
+def in_drawing_thread() -> bool:
+    """Whether the caller runs in the drawing thread."""
+    return threading.current_thread().name.startswith(DRAWING_THREAD)
 
 
 @get_driver().on_startup
 async def _find_font() -> None:
-    """Look for the font once at start-up (in a thread: ``fc-list`` may take a while), so
-    no game waits for it later; logs what was found or how to install one."""
+    """Look for the font once at start-up, in the drawing thread (``fc-list`` may take
+    a while), and draw one card there so the font and card faces are loaded before the
+    first game ends; logs what was found or how to get one."""
     if get_plugin_config(Config).paizhuo_images:
-        await asyncio.to_thread(render.font_path)
+        await draw(_warm_up)
+
+
+def _warm_up() -> None:
+    if render.usable():
+        render.text_card("牌桌\n♠A ♥K ♣Q ♦J 大王 小王")
 
 
 def pictures_on() -> bool:
@@ -31,17 +68,151 @@ def pictures_on() -> bool:
     return bool(get_plugin_config(Config).paizhuo_images) and render.usable()
 
 
-def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = None) -> Outgoing:
-    """``text`` drawn as a picture (first line the title) to a group or user, with the text
-    itself as the fallback; plain text when drawing fails."""
+async def _as_picture(kind: str, target: str, text: str, drawer: Callable[..., render.Picture],
+                      *args: Any) -> Outgoing:
+    """``drawer(*args)`` as a picture to a group or user with ``text`` as the fallback;
+    the text alone when drawing fails."""
     try:
-        image = render.text_card(text, chart)
+        image = (await draw(drawer, *args)).data
     except Exception:  # noqa: BLE001 - a picture is never worth losing the message
         logger.exception("picture could not be drawn; sending text")
         return Outgoing(kind, target, plain(text))
     return Outgoing(kind, target, plain(text), image=image)
 
 
+@dataclass(slots=True)
+class Pending:
+    """A picture whose content is read (``drawer`` and ``args``: plain data) but not
+    drawn yet, for the group ``group_id`` with ``text`` as its fallback: drawn after the
+    messages before it are queued (:func:`later`), so they need not wait for it."""
+
+    group_id: str
+    text: str
+    drawer: Callable[..., render.Picture]
+    args: tuple
+
+    async def outgoing(self) -> Outgoing:
+        """The drawn picture (the text when drawing fails)."""
+        return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args)
+
+
+_LATER: dict[int, list[Pending]] = {}
+
+
+def later(table: object, pending: Pending) -> None:
+    """Draw ``pending`` for ``table`` once the change's messages are queued
+    (``actions.run_locked`` takes them with :func:`take_later`)."""
+    _LATER.setdefault(id(table), []).append(pending)
+
+
+def take_later(table: object) -> list[Pending]:
+    """The pictures :func:`later` set aside for ``table`` (and forget them)."""
+    return _LATER.pop(id(table), [])
+
+
+async def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = None) -> Outgoing:
+    """``text`` drawn as a card (first line the title; /排行, /战绩 with its ``chart``)
+    to a group or user, with the text itself as the fallback."""
+    return await _as_picture(kind, target, text, render.text_card, text,
+                             list(chart) if chart else None)
+
+
+# ---- the table (图片桌面) ---------------------------------------------------------------
+def named_text(message: Message, seats: Sequence[SeatView]) -> str:
+    """``message`` as plain text with each @-mention written as that player's name."""
+    names = {seat.user_id: seat.name for seat in seats}
+    parts = []
+    for seg in message:
+        if seg.type == "at":
+            parts.append(names.get(str(seg.data.get("qq")), str(seg.data.get("qq"))))
+        elif seg.type == "text":
+            parts.append(str(seg.data.get("text", "")))
+    return "".join(parts)
+
+
+def trick_moves(game: Any) -> tuple[list[int], bool]:
+    """Indices into ``game.log`` of the moves of the trick on the table, and whether that
+    trick is over (the next player leads and the last trick is shown instead). The
+    tricks are found by replaying G-3 over the log: a trick ends when every other player
+    still holding cards has passed after a play."""
+    counts = [len(h) for h in game.hands]
+    for seat, cards in game.log:
+        counts[seat] += len(cards)
+    trick: list[int] = []
+    done: list[int] = []
+    leader: int | None = None
+    passes = 0
+    for i, (seat, cards) in enumerate(game.log):
+        trick.append(i)
+        if cards:
+            counts[seat] -= len(cards)
+            leader, passes = seat, 0
+            continue
+        passes += 1
+        needed = sum(1 for s in range(game.players) if counts[s] and s != leader)
+        if passes >= needed:
+            done, trick, leader, passes = trick, [], None, 0
+    return (trick, False) if trick else (done, True)
+
+
+def shown_play(game: Any, cards: list[int], kind: str | None) -> list[int]:
+    """A play's cards in the order the group's text shows them (chains from their low
+    end, a 三带一's triple before its card); rank order when its reading is unknown."""
+    weight = game.rules.rank_order()
+    ordered = sorted(cards, key=lambda c: (weight[rank_of(c)], c))
+    if kind is None:
+        return ordered
+    try:
+        readings = [r for r in game.classify(cards) if r.kind == kind]
+    except Exception:  # noqa: BLE001 - the order is cosmetic
+        readings = []
+    if not readings:
+        return ordered
+    reading = max(readings, key=lambda r: r.key)
+    return [c for group in order_play(cards, reading.kind, reading.key, reading.size) for c in group]
+
+
+def table_view(adapter: GameAdapter, game: Any, seats: list[SeatView]) -> render.TableView:
+    """The table picture's content: what :meth:`GameAdapter.table` says (the names
+    written out where the text @-mentions), with each seat's move in the current trick
+    (or the trick just won, faded) from the game's public move log."""
+    text = named_text(adapter.table(game, seats), seats).splitlines()
+    shown = adapter.shown_seats(game, seats)
+    acting = adapter.acting_seat(game)
+    moves: dict[int, render.MoveView] = {}
+    log = getattr(game, "log", None)
+    if log:
+        indices, done = trick_moves(game)
+        lead = getattr(game, "lead", None)
+        kinds = getattr(game, "kinds", [])
+        for i in indices:
+            seat, cards = log[i]
+            kind = kinds[i] if i < len(kinds) else None
+            label = game.vocabulary.shown(kind) if kind else ""
+            beat = (not done and bool(cards) and lead is not None and lead[0] == seat
+                    and sorted(cards) == sorted(lead[1]))
+            moves[seat] = render.MoveView(shown_play(game, list(cards), kind), label, beat, done)
+    panels = []
+    for s, seat in enumerate(seats):
+        info = shown[s]
+        low = info.count is not None and 0 < info.count <= 2
+        panels.append(render.SeatPanel(s + 1, seat.name, list(info.badges), info.count,
+                                       moves.get(s), s == acting,
+                                       shown_play(game, info.open_hand, None), low))
+    return render.TableView(text[0] if text else f"【{adapter.name}】", panels,
+                            text[1 + len(seats):])
+
+
+def table_picture(adapter: GameAdapter, game: Any, seats: list[SeatView],
+                  group_id: str) -> Pending:
+    """The table after a move (图片桌面) for the group, its text as the fallback: read
+    now, drawn later."""
+    view = table_view(adapter, game, seats)
+    fallback = named_text(adapter.table(game, seats), seats)
+    return Pending(group_id, fallback, render.draw_table, (view,))
+
+
+# ---- the end-of-game details ---------------------------------------------------------------
 def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number: int | None,
                  end_text: str, replay: dict | None) -> str | None:
     """The end-of-game details (本局详情): the result as the end message ``end_text`` says
@@ -55,22 +226,47 @@ def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
     if replay is None:
         return None
     dealt = type(game).from_json(copy.deepcopy(replay["deal"]))
-    title = f"【{adapter.name}】第 {number} 局详情" if number else f"【{adapter.name}】本局详情"
-    lines = [title, *end_text.splitlines()[1:], *deal_lines(adapter, dealt, game, seats)]
+    lines = [_details_title(adapter, number), *end_text.splitlines()[1:],
+             *deal_lines(adapter, dealt, game, seats)]
     if number:
         lines.append(f"每一手：/对局 {number}")
     return "\n".join(lines)
 
 
+def _details_title(adapter: GameAdapter, number: int | None) -> str:
+    return f"【{adapter.name}】第 {number} 局详情" if number else f"【{adapter.name}】本局详情"
+
+
+def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number: int | None,
+                 end_text: str, replay: dict | None) -> render.DetailsView | None:
+    """The details picture's content: the same facts as :func:`details_text`, each
+    hand as cards."""
+    from plugins.paizhuo.records import deal_lines, deal_roles, dealt_hands
+
+    if replay is None:
+        return None
+    dealt = type(game).from_json(copy.deepcopy(replay["deal"]))
+    roles = deal_roles(adapter, game)
+    hands = [render.HandRow(f"{s + 1}. {seat.name}", roles[s], shown_play(dealt, hand, None))
+             for s, (seat, hand) in enumerate(zip(seats, dealt_hands(dealt), strict=True))]
+    notes = deal_lines(adapter, dealt, game, seats)[1 + len(seats):]
+    head, *lines = end_text.splitlines() or [""]
+    if "本局结束：" in head:  # the outcome (the text has it in the end message just before)
+        lines.insert(0, "结果：" + head.split("本局结束：", 1)[1])
+    return render.DetailsView(_details_title(adapter, number), lines, hands, notes,
+                              f"每一手：/对局 {number}" if number else "")
+
+
 def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
-                number: int | None, end_text: str, replay: dict | None) -> Outgoing | None:
+                number: int | None, end_text: str, replay: dict | None) -> Outgoing | Pending | None:
     """The end-of-game details (``details_text``) for the group, sent after the end
-    message: a picture when pictures are on, otherwise one merged-forward message
-    (合并转发); either way the plain text when the OneBot call fails. None when there
-    are no details to add."""
+    message: a picture when pictures are on (read now, drawn later), otherwise one
+    merged-forward message (合并转发); either way the plain text when the OneBot call
+    fails. None when there are no details to add."""
     text = details_text(adapter, game, seats, number, end_text, replay)
     if text is None:
         return None
     if pictures_on():
-        return picture("group", group_id, text)
+        view = details_view(adapter, game, seats, number, end_text, replay)
+        return Pending(group_id, text, render.draw_details, (view,))
     return forward("group", group_id, text)

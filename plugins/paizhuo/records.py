@@ -4,6 +4,7 @@ friendly; names come from the group's member list (one OneBot call), else QQ num
 
 from __future__ import annotations
 
+import copy
 import unicodedata
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,7 @@ from db.history import (
     GameEntry,
     PlayedGame,
     PlayerHistory,
+    SeatEntry,
     leaderboard,
     most_played_game,
     period_start,
@@ -25,8 +27,9 @@ from db.history import (
 from db.store import Store
 from engine.cards import card_name
 from plugins.paizhuo.games import GAMES, GameAdapter, find_game
-from plugins.paizhuo.games.base import SeatView, UsageError
-from plugins.paizhuo.replay import Step, engine_of, run
+from plugins.paizhuo.games.base import SeatView, UsageError, computer_name, is_computer
+from plugins.paizhuo.names import clean_name
+from plugins.paizhuo.replay import Rebuilt, Step, engine_of, run
 from plugins.paizhuo.tables import now_utc
 
 PERIOD_TEXT = {"all": "总榜", "week": "本周", "month": "本月"}
@@ -38,13 +41,6 @@ BOARD_USAGE = "用法：/排行 [游戏] [本周|本月|总]，例如 /排行 �
 def signed(n: int) -> str:
     """``+3`` / ``-1`` / ``0``."""
     return f"{n:+d}" if n else "0"
-
-
-def clean_name(raw: str) -> str:
-    """A display name: printable characters only, brackets made full-width, at most 12
-    characters (a name can never become a CQ code)."""
-    name = "".join(ch for ch in raw if ch.isprintable()).strip()
-    return name.replace("[", "［").replace("]", "］")[:12].strip()
 
 
 async def member_names(bot: Bot | None, group_id: str) -> dict[str, str]:
@@ -151,7 +147,9 @@ def history_lines(h: PlayerHistory) -> list[str]:
 
 
 def games_list_text(entries: list[GameEntry], names: dict[str, str]) -> str:
-    """``/对局``: the group's recent games, one line each."""
+    """``/对局``: the group's recent games, one line each: every seat counted (``3 人（电脑
+    1）``), the winners named, computer players among them (so a person's 负 here is
+    their 负 on /战绩)."""
     if not entries:
         return "本群还没有对局记录。"
     lines = ["【本群最近的对局】（/对局 <编号> 查看复盘）"]
@@ -159,23 +157,70 @@ def games_list_text(entries: list[GameEntry], names: dict[str, str]) -> str:
         if e.void:
             lines.append(f"第 {e.number} 局 {local_date(e.ended_at)} {e.game}（作废，不计分）")
             continue
-        seats = entry_seats(e, names)
-        winners = [seats[seat - 1].name if seat - 1 < len(seats) else u
-                   for u, seat, _role, _place, result, _pts in e.players if result == "win"]
-        outcome = "胜：" + "、".join(winners) if winners else "平局"
-        lines.append(f"第 {e.number} 局 {local_date(e.ended_at)} {e.game} {len(e.players)} 人，{outcome}")
+        seats = known_seats(e)
+        views = entry_seats(e, names)
+        winners = [views[i].name for i, s in enumerate(seats) if s.result == "win"]
+        if winners:
+            outcome = "胜：" + "、".join(winners)
+        elif all(s.result is not None for s in seats):
+            outcome = "平局"
+        else:
+            outcome = "结果没有记录"
+        computers = sum(s.computer for s in seats)
+        count = f"{len(seats)} 人" + (f"（电脑 {computers}）" if computers else "")
+        lines.append(f"第 {e.number} 局 {local_date(e.ended_at)} {e.game} {count}，{outcome}")
     return "\n".join(lines)
 
 
 # ---- /对局 N: one game's record and replay (复盘) ---------------------------------------------
 def entry_seats(entry: GameEntry, names: dict[str, str]) -> list[SeatView]:
-    """The seats of a game record with the names they had then (else the group's current
-    names, else QQ numbers)."""
-    users = (entry.summary.get("users")
-             or [u for u, *_ in sorted(entry.players, key=lambda p: p[1])])
-    saved = entry.summary.get("names") or []
-    return [SeatView(u, clean_name(saved[i]) if i < len(saved) and saved[i] else names.get(u, u))
-            for i, u in enumerate(users)]
+    """Every seat of a game record, computer players included, with the name it had then
+    (else the group's current name, else 电脑N or the QQ number), cleaned."""
+    views = []
+    for s in entry.seats:
+        name = clean_name(s.name) or names.get(s.user_id) or (
+            computer_name(s.user_id) if is_computer(s.user_id) else s.user_id)
+        views.append(SeatView(s.user_id, name))
+    return views
+
+
+def known_seats(entry: GameEntry) -> list[SeatEntry]:
+    """``entry.seats`` with what the record does not say about a seat (the computer
+    seats of a record written before every seat was kept) taken from its replay, re-run
+    to its end; seats the replay cannot tell keep ``None``."""
+    seats = [copy.copy(s) for s in entry.seats]
+    adapter = GAMES.get(entry.game)
+    if entry.void or adapter is None or all(s.result is not None for s in seats):
+        return seats
+    rebuilt = _rebuilt(entry, adapter, steps=False)
+    if rebuilt is None or not adapter.is_over(rebuilt.final):
+        return seats
+    views = [SeatView(s.user_id, s.name or "") for s in seats]
+    if len(views) != rebuilt.final.players:
+        return seats
+    try:
+        record = adapter.record(rebuilt.final, views, uid=entry.uid, group_id="",
+                                started_at=entry.started_at, ended_at=entry.ended_at)
+    except Exception as err:  # noqa: BLE001 - the list still shows what the record says
+        logger.warning(f"game {entry.uid}: results cannot be read from its replay: {err!r}")
+        return seats
+    for s, p in zip(seats, record.players, strict=True):
+        if s.result is None:
+            s.role, s.place, s.result, s.points = p.role, p.place, p.result, p.points
+    return seats
+
+
+def _rebuilt(entry: GameEntry, adapter: GameAdapter, steps: bool = True) -> Rebuilt | None:
+    """The game's replay re-run (each step, or with ``steps=False`` only its end), ``None``
+    when it has none or it cannot be re-run (logged)."""
+    replay = entry.summary.get("replay")
+    if not replay:
+        return None
+    try:
+        return run(engine_of(adapter), replay, steps=steps)
+    except Exception as err:  # noqa: BLE001 - an unreadable replay still shows the result
+        logger.warning(f"replay of game {entry.uid} cannot be re-run: {err!r}")
+        return None
 
 
 def changed_settings(adapter: GameAdapter, settings: dict) -> list[str]:
@@ -184,7 +229,7 @@ def changed_settings(adapter: GameAdapter, settings: dict) -> list[str]:
             if s.field in settings and settings[s.field] != s.default]
 
 
-def _dealt_hands(game: Any) -> list[list[int]]:
+def dealt_hands(game: Any) -> list[list[int]]:
     """Each hand as dealt (抓特务: before the tribute was given, Z-8)."""
     hands = [list(h) for h in game.hands]
     for e in getattr(game, "exchanges", []):
@@ -194,20 +239,27 @@ def _dealt_hands(game: Any) -> list[list[int]]:
     return hands
 
 
-def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
-    """``发牌：`` then ``1.名字（身份）：牌`` per seat of ``game`` as dealt (roles from the
-    ``final`` game), then the dealer, spy cards and tribute (Z-8), the bottom (W-3) or
-    the cards set aside (手把一)."""
-    lines = ["发牌："]
+def deal_roles(adapter: GameAdapter, final: Any) -> list[str]:
+    """Each seat's role as the end shows it (特务 / 平民, 挖坑者 / 农民), ``""`` where the
+    game has none (手把一)."""
     roles = []
-    for s in range(game.players):
+    for s in range(final.players):
         if adapter.name == "抓特务":
             roles.append("特务" if final.roles[s] == "spy" else "平民")
         elif adapter.name == "挖坑" and final.digger is not None:
             roles.append("挖坑者" if s == final.digger else "农民")
         else:
             roles.append("")
-    for s, hand in enumerate(_dealt_hands(game)):
+    return roles
+
+
+def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
+    """``发牌：`` then ``1.名字（身份）：牌`` per seat of ``game`` as dealt (roles from the
+    ``final`` game), then the dealer, spy cards and tribute (Z-8), the bottom (W-3) or
+    the cards set aside (手把一)."""
+    lines = ["发牌："]
+    roles = deal_roles(adapter, final)
+    for s, hand in enumerate(dealt_hands(game)):
         role = f"（{roles[s]}）" if roles[s] else ""
         lines.append(f"{s + 1}.{seats[s].name}{role}：{adapter.cards(game, hand)}")
     if adapter.name == "抓特务":
@@ -276,18 +328,18 @@ def replay_text(entry: GameEntry, names: dict[str, str]) -> str:
         return "\n".join([*lines, "这个游戏现在不能复盘。"])
     changed = changed_settings(adapter, entry.settings)
     lines.append("规则：" + ("，".join(changed) + "（其余默认）" if changed else "默认"))
-    replay = entry.summary.get("replay")
-    rebuilt = None
-    if replay:
-        try:
-            rebuilt = run(engine_of(adapter), replay)
-        except Exception as err:  # noqa: BLE001 - an unreadable replay still shows the result
-            logger.warning(f"replay of game {entry.uid} cannot be re-run: {err!r}")
+    rebuilt = _rebuilt(entry, adapter)
+    if rebuilt is not None and rebuilt.final.players != len(seats):
+        logger.warning(f"game {entry.uid}: {len(seats)} seats recorded, "
+                       f"{rebuilt.final.players} in its replay")
+        rebuilt = None
     if rebuilt is None:
         lines.append("这局的记录没有保存发牌和出牌（较早的记录），只有结果：")
-        lines += [f"{seats[seat - 1].name if seat - 1 < len(seats) else user} {role}"
-                  + (f" 第{place}名" if place else "") + f" {RESULT_TEXT.get(result, result)} {signed(points)}"
-                  for user, seat, role, place, result, points in entry.players]
+        lines += [f"{seats[s.seat - 1].name} {s.role or ''}".rstrip()
+                  + (f" 第{s.place}名" if s.place else "")
+                  + (f" {RESULT_TEXT.get(s.result, s.result)} {signed(s.points or 0)}"
+                     if s.result is not None else " 结果没有记录")
+                  for s in entry.seats]
         return "\n".join(lines)
     lines += deal_lines(adapter, rebuilt.dealt, rebuilt.final, seats)
     lines.append("过程：")

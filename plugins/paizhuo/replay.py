@@ -168,18 +168,23 @@ def _apply(game: Any, event: list) -> Move | None:
     return None
 
 
-def run(engine_type: type[ClimbingGame], replay: dict) -> Rebuilt:
-    """Re-run a saved replay with the engine. Raises ``ValueError`` for an unknown
-    version or event and :class:`MoveError` when an event is not legal any more."""
+def run(engine_type: type[ClimbingGame], replay: dict, *, steps: bool = True) -> Rebuilt:
+    """Re-run a saved replay with the engine; with ``steps=False`` only to its end
+    (``Rebuilt.steps`` empty, no copy of the game before each event). Raises
+    ``ValueError`` for an unknown version or event and :class:`MoveError` when an event is
+    not legal any more."""
     if replay.get("v") != VERSION:
         raise ValueError(f"unknown replay version {replay.get('v')!r}")
     dealt = engine_type.from_json(copy.deepcopy(replay["deal"]))  # type: ignore[attr-defined]
     game = engine_type.from_json(copy.deepcopy(replay["deal"]))  # type: ignore[attr-defined]
-    steps = []
+    done = []
     for event in replay["events"]:
+        if not steps:
+            _apply(game, event)
+            continue
         before = engine_type.from_json(game.to_json())  # type: ignore[attr-defined]
-        steps.append(Step(list(event), _apply(game, event), before))
-    return Rebuilt(dealt, steps, game)
+        done.append(Step(list(event), _apply(game, event), before))
+    return Rebuilt(dealt, done, game)
 
 
 def engine_of(adapter: GameAdapter) -> type[ClimbingGame]:

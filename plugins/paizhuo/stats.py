@@ -4,6 +4,7 @@ best and worst game and the last 10 games."""
 from __future__ import annotations
 
 from db.history import player_history
+from plugins.paizhuo.names import clean_name
 from plugins.paizhuo.records import history_lines, signed
 from plugins.paizhuo.tables import REGISTRY
 
@@ -11,9 +12,10 @@ __all__ = ["render_stats", "signed"]
 
 
 async def render_stats(group_id: str, user_id: str, name: str) -> str:
-    """``<name> 的战绩（本群）`` with games, W/D/L, win rate and points per game type, then
+    """``<name> 的战绩（本群）`` (the name cleaned as in seat lists) with games, W/D/L, win rate and points per game type, then
     the streak, best / worst game and the last 10 games (date, game, role, place, result,
     points)."""
+    name = clean_name(name) or user_id
     store = REGISTRY.store
     stats = await store.player_stats(group_id, user_id) if store else []
     if not stats or store is None:

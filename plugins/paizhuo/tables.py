@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -21,7 +22,7 @@ from nonebot import get_plugin_config, logger
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.history import game_number
-from db.records import FinishedGame
+from db.records import FinishedGame, seats_summary
 from db.store import Store, encode_state
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter
@@ -45,12 +46,79 @@ class SaveFailed(Exception):
 
 
 def now_utc() -> datetime:
-    """The current time, timezone-aware UTC."""
+    """The current time, timezone-aware UTC (the system's wall clock: records, times
+    shown). Deadlines use :func:`timer_now`."""
     return datetime.now(UTC)
+
+
+class SystemClock:
+    """The clocks the deadlines run on: ``wall()`` the system's wall clock (UTC),
+    ``mono()`` seconds of a monotonic clock (``time.monotonic``), ``sleep(s)``."""
+
+    def wall(self) -> datetime:
+        """The wall clock, timezone-aware UTC."""
+        return datetime.now(UTC)
+
+    def mono(self) -> float:
+        """Seconds on a monotonic scale (never steps)."""
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        """Return after ``seconds`` (monotonic)."""
+        await asyncio.sleep(max(0.0, seconds))
+
+
+DRIFT_IGNORED = timedelta(seconds=1)
+"""Smaller differences between the two clocks are taken as none (ticks, not a step)."""
+CLOCK: Any = SystemClock()
+"""The clocks of the deadlines (tests put a fake one in with :func:`use_clock`)."""
+_anchor: tuple[datetime, float] = (CLOCK.wall(), CLOCK.mono())
+
+
+def use_clock(clock: Any) -> None:
+    """Run the deadlines on ``clock`` (``wall()``, ``mono()``, ``sleep(s)``), anchored now."""
+    global CLOCK, _anchor
+    CLOCK = clock
+    _anchor = (clock.wall(), clock.mono())
+
+
+def timer_now() -> datetime:
+    """The time deadlines are set and compared in while the process runs: the wall
+    clock when the process started plus the monotonic seconds since (UTC). A wall clock
+    stepped back or forward (NTP, an operator) neither freezes nor skips a timer."""
+    return _anchor[0] + timedelta(seconds=CLOCK.mono() - _anchor[1])
+
+
+def clock_drift() -> timedelta:
+    """How far :func:`timer_now` is ahead of the wall clock (zero until the wall clock
+    steps; less than :data:`DRIFT_IGNORED` counts as zero, so a saved deadline reads
+    back exactly). A deadline is saved as wall-clock time (``deadline - drift``), so a
+    restart (a new anchor) still finds it right."""
+    drift = timer_now() - CLOCK.wall()
+    return drift if abs(drift) >= DRIFT_IGNORED else timedelta(0)
 
 
 def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
+
+
+def reminder_before(turn: int) -> int | None:
+    """Seconds before a ``turn``-second limit runs out that the player to act is warned:
+    a third of it, at least 2 and at most 15; ``None`` for a limit of 5 seconds or less
+    (too short to warn)."""
+    if turn <= 5:
+        return None
+    return min(15, max(2, turn // 3))
+
+
+def _deadline_in(value: str | None, drift: timedelta) -> datetime | None:
+    """A saved (wall-clock) deadline in :func:`timer_now` time."""
+    return datetime.fromisoformat(value) + drift if value else None
+
+
+def _deadline_out(value: datetime | None, drift: timedelta) -> str | None:
+    """A deadline in :func:`timer_now` time, saved as wall-clock time."""
+    return (value - drift).isoformat() if value else None
 
 
 @dataclass(slots=True)
@@ -144,7 +212,7 @@ class Table:
         """Set ``deadline`` / ``remind_at`` for what the table now waits for: an idle
         table closes, private answers take their defaults, the player to act is moved
         for (soon, when in 托管), with a reminder before the turn time runs out."""
-        now = now_utc()
+        now = timer_now()
         self.remind_at = None
         self.deadline = None
         self.computer_at = None
@@ -167,11 +235,14 @@ class Table:
         turn = int(self.setting("turn_seconds"))
         if turn:
             self.deadline = now + timedelta(seconds=turn)
-            if turn >= 20:
-                self.remind_at = self.deadline - timedelta(seconds=min(15, turn // 3))
+            before = reminder_before(turn)
+            if before:
+                self.remind_at = self.deadline - timedelta(seconds=before)
 
     def to_json(self) -> dict:
-        """Everything needed to resume this table, as JSON-able data."""
+        """Everything needed to resume this table, as JSON-able data (deadlines as
+        wall-clock times)."""
+        drift = clock_drift()
         return {
             "group_id": self.group_id, "game": self.game, "size": self.size,
             "opener": self.opener, "seats": [[s.user_id, s.name] for s in self.seats],
@@ -179,9 +250,9 @@ class Table:
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "uid": self.uid, "status": self.status, "ready": list(self.ready),
             "previous": self.previous, "games": self.games,
-            "deadline": self.deadline.isoformat() if self.deadline else None,
-            "remind_at": self.remind_at.isoformat() if self.remind_at else None,
-            "computer_at": self.computer_at.isoformat() if self.computer_at else None,
+            "deadline": _deadline_out(self.deadline, drift),
+            "remind_at": _deadline_out(self.remind_at, drift),
+            "computer_at": _deadline_out(self.computer_at, drift),
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
@@ -200,7 +271,7 @@ class Table:
         """Count a failed save and push ``retry_at`` back (1, 2, 4 … ``RETRY_MAX`` s)."""
         self.failures += 1
         wait = min(RETRY_MAX, 2.0 ** (self.failures - 1))
-        self.retry_at = now_utc() + timedelta(seconds=wait)
+        self.retry_at = timer_now() + timedelta(seconds=wait)
 
     def _saved_as(self, text: str) -> None:
         self.saved, self.failures, self.retry_at = text, 0, None
@@ -209,6 +280,7 @@ class Table:
     def from_json(cls, data: dict) -> Table:
         """Inverse of :meth:`to_json`. Raises ``KeyError`` for an unknown game."""
         adapter = GAMES[data["game"]]
+        drift = clock_drift()
         return cls(
             group_id=data["group_id"], game=data["game"], size=int(data["size"]),
             opener=data["opener"], seats=[SeatView(u, n) for u, n in data["seats"]],
@@ -216,8 +288,9 @@ class Table:
             started_at=_time(data["started_at"]), uid=data["uid"],
             engine=adapter.load(data["engine"]) if data["engine"] is not None else None,
             status=data["status"], ready=list(data["ready"]), previous=data["previous"],
-            deadline=_time(data["deadline"]), games=int(data["games"]),
-            remind_at=_time(data.get("remind_at")), computer_at=_time(data.get("computer_at")),
+            deadline=_deadline_in(data["deadline"], drift), games=int(data["games"]),
+            remind_at=_deadline_in(data.get("remind_at"), drift),
+            computer_at=_deadline_in(data.get("computer_at"), drift),
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
         )
@@ -426,30 +499,30 @@ class Registry:
 
 
 def end_record(table: Table) -> FinishedGame:
-    """The finished-game record of a table whose game is over, with the players' names
-    and the replay (复盘) in its summary. Computer players get no player record (they
-    have no /战绩); the summary lists their seats (1-based) under ``computer_seats``."""
+    """The finished-game record of a table whose game is over: every seat (name,
+    computer or person, role, place, result, points) under ``summary["seats"]`` with the
+    replay (复盘); player rows for the persons only (computer players have no /战绩)."""
     record = table.adapter.record(
         table.engine, table.seats, uid=table.uid or "", group_id=table.group_id,
         started_at=table.started_at or table.created_at, ended_at=now_utc(),
     )
-    record.summary.update(names=[s.name for s in table.seats], replay=capture(table.engine))
-    computers = [i + 1 for i, s in enumerate(table.seats) if is_computer(s.user_id)]
-    if computers:
-        record.players = [p for p in record.players if not is_computer(p.user_id)]
-        record.summary["computer_seats"] = computers
+    record.summary.update(seats=seats_summary([s.user_id for s in table.seats],
+                                              [s.name for s in table.seats], record.players),
+                          replay=capture(table.engine))
+    record.players = [p for p in record.players if not is_computer(p.user_id)]
     return record
 
 
 def void_record(table: Table) -> FinishedGame:
-    """The record of a game stopped by ``/结束``: marked void, no players, the seats'
-    ids and names and the replay up to where it stopped in its summary."""
+    """The record of a game stopped by ``/结束``: marked void, no players, every seat
+    (without results) and the replay up to where it stopped in its summary."""
     return FinishedGame(
         uid=table.uid or f"{table.group_id}-void-{now_utc():%Y%m%d%H%M%S%f}", game=table.game,
         group_id=table.group_id, started_at=table.started_at or table.created_at,
         ended_at=now_utc(), settings=table.engine.rules.to_json(),
-        summary={"void": True, "users": [s.user_id for s in table.seats],
-                 "names": [s.name for s in table.seats], "replay": capture(table.engine)},
+        summary={"void": True,
+                 "seats": seats_summary([s.user_id for s in table.seats], [s.name for s in table.seats]),
+                 "replay": capture(table.engine)},
         players=[])
 
 

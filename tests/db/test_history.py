@@ -137,6 +137,36 @@ async def test_games_are_numbered_per_group_in_the_finishing_transaction(store: 
     assert await game_by_number(store, "g2", 2) is None
 
 
+async def test_a_record_knows_every_seat_computer_players_included(store: Store) -> None:
+    """Computer players have no player rows (no /战绩, no /排行) but the record keeps their
+    seats; a person's result is their player row's. Older records are read from their
+    names, ``computer_seats`` and player rows; a void game's seats have no results."""
+    from db.records import seats_summary
+
+    everyone = [FinishedPlayer("a", 1, "挖坑者", 3, "loss", -6),
+                FinishedPlayer("ai:1", 2, "农民", 1, "win", 3),
+                FinishedPlayer("ai:2", 3, "农民", 2, "win", 3)]
+    new = game([], kind="挖坑", summary={"seats": seats_summary(
+        ["a", "ai:1", "ai:2"], ["甲", "电脑1", "电脑2"], everyone)})
+    new.players = everyone[:1]
+    old = game([], kind="挖坑", summary={"names": ["电脑1", "乙", "电脑3"], "computer_seats": [1, 3]})
+    old.players = [FinishedPlayer("b", 2, "农民", 2, "loss", -3)]
+    void = game([], kind="挖坑", summary={"void": True, "seats": seats_summary(
+        ["a", "ai:1", "b"], ["甲", "电脑1", "乙"])})
+    for record in (new, old, void):
+        await store.finish_game(record)
+    first, second, third = [await game_by_number(store, "g1", n) for n in (1, 2, 3)]
+    assert [(s.seat, s.user_id, s.name, s.computer, s.result, s.points) for s in first.seats] == [
+        (1, "a", "甲", False, "loss", -6), (2, "ai:1", "电脑1", True, "win", 3),
+        (3, "ai:2", "电脑2", True, "win", 3)]
+    assert first.players == [("a", 1, "挖坑者", 3, "loss", -6)]
+    assert [(s.user_id, s.computer, s.result) for s in second.seats] == [
+        ("ai:1", True, None), ("b", False, "loss"), ("ai:3", True, None)]
+    assert [(s.user_id, s.name, s.result) for s in third.seats] == [
+        ("a", "甲", None), ("ai:1", "电脑1", None), ("b", "乙", None)]
+    assert {r.user_id for r in (await board(store, kind="挖坑")).top} == {"a", "b"}
+
+
 async def test_player_history_recent_streak_best_and_worst(store: Store) -> None:
     results = [("win", 2), ("loss", -5), ("win", 7), ("loss", -1), ("win", 1), ("win", 3)]
     for i, (r, p) in enumerate(results):

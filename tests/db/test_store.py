@@ -568,3 +568,25 @@ async def test_processes_starting_at_once_migrate_once(db_url: str) -> None:
     finally:
         for s in stores:
             await s.close()
+
+
+# --------------------------------------------------------------------------- accounts
+
+
+async def test_an_account_is_held_by_one_store_at_a_time(store: Store, db_url: str) -> None:
+    """Two processes on one database: while one holds an account the other cannot take
+    it (another account it can); once let go, the other takes it. SQLite needs no lock
+    (the file is one process's alone): always held."""
+    other = Store(db_url)
+    try:
+        assert await store.hold_account("10001") and await store.hold_account("10001")
+        exclusive = store.engine.dialect.name == "sqlite"
+        assert await other.hold_account("10001") is exclusive
+        assert await other.hold_account("10002")
+        await store.release_account("10001")
+        assert await other.hold_account("10001")
+        assert await store.hold_account("10001") is exclusive
+        assert other.holds() == (set() if exclusive else {"10001", "10002"})
+    finally:
+        await other.close()
+    assert await store.hold_account("10001")  # closing a store lets its accounts go

@@ -1,6 +1,7 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
 figures go to the README, not to assertions): the load benchmark against the real bot
-and its echo floor, the CPU per event, and the per-move save benchmark."""
+and its echo floor (also with table pictures), the CPU per event, the per-move save
+benchmark and the pictures benchmark."""
 
 from __future__ import annotations
 
@@ -46,3 +47,18 @@ def test_stages_benchmark_smallest_size() -> None:
     total = next(line for line in out.splitlines() if line.startswith("| 合计 |"))
     assert total.count(" ms |") == 2  # both the plays and the echo commands were traced
     assert re.search(r"出牌：从收到帧到调发送，事件循环 p50 \d+ 轮", out)
+
+
+def test_pictures_benchmark_smallest_size() -> None:
+    out = run("bench/pictures.py", "--rounds", "1")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and " | 720×" in line]
+    assert len(rows) == 6  # the table and the details of three games
+    assert "| 绘图线程（现在） |" in out and "| 事件循环上（以前） |" in out
+
+
+def test_load_benchmark_with_table_pictures() -> None:
+    out = run("bench/load.py", "--tables", "1", "--moves", "6", "--picture-table")
+    row = next(line for line in out.splitlines() if line.startswith("| 1 |"))
+    assert [c.strip() for c in row.strip("|").split("|")][8] == "0"  # no failed move
+    pictures = int(re.search(r"收到图片 (\d+) 张", out).group(1))
+    assert pictures >= 6  # a table picture after every move

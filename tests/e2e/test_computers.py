@@ -1,9 +1,10 @@
 """End to end: computer players (电脑) over the real WebSocket — one human with computer
-players finishing a whole game of each game, a table of computer players that plays by
-itself and closes, and a restart while a computer player is about to move (G-6)."""
+players finishing a whole game of each game, a table left to computer players that
+closes, and a restart while a computer player is about to move (G-6)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -54,16 +55,28 @@ async def test_one_human_and_computers_finish_a_game(tmp_path: Path, game: str, 
             privates = [s for s in sim.sent if s.kind == "private"]
             assert privates and {s.target for s in privates} == {HUMAN}
             assert any("电脑" in s.text and " 出 " in s.text for s in sim.sent if s.kind == "group")
+            # The replay the end message offers answers, with every seat.
+            assert "/对局 1 查看复盘" in end.text
+            since = sim.mark()
+            await sim.group_message(GROUP, HUMAN, "/对局 1 查看复盘")
+            replay = await sim.wait_for_text("【第 1 局】", kind="group", since=since)
+            assert f"{computers + 1}.电脑{computers}" in replay.text
+            assert "发牌：" in replay.text and "过程：" in replay.text
         finally:
             await sim.close()
     with sqlite3.connect(tmp_path / "bot.db") as conn:
         players = conn.execute("select user_id from player_records").fetchall()
         summary = conn.execute("select summary from game_records").fetchone()[0]
     assert players == [(str(HUMAN),)]  # computer players have no records of their own
-    assert '"computer_seats"' in summary
+    seats = json.loads(summary)["seats"]  # but the record knows their seats
+    assert [(s["user_id"], s["computer"]) for s in seats] == (
+        [(str(HUMAN), False)] + [(f"ai:{n}", True) for n in range(1, computers + 1)])
+    assert all(s["result"] in ("win", "draw", "loss") for s in seats)
 
 
-async def test_a_table_of_computers_plays_by_itself_and_closes(tmp_path: Path) -> None:
+async def test_a_table_left_to_computers_closes(tmp_path: Path) -> None:
+    """The last person out closes the table, computer players or not: nobody can leave a
+    table of computers behind (and open another in the next group)."""
     sim, _human = world()
     async with bot_process(tmp_path, 8, delay="0.02") as bot:
         await sim.connect(bot.url, TOKEN)
@@ -73,19 +86,15 @@ async def test_a_table_of_computers_plays_by_itself_and_closes(tmp_path: Path) -
             await sim.group_message(GROUP, HUMAN, "/加机器人")
             await sim.wait_for_text("电脑1 入座", kind="group")
             await sim.group_message(GROUP, HUMAN, "/退出")
-            await sim.wait_for_text("甲 退出", kind="group")
+            left = await sim.wait_for_text("甲 退出", kind="group")
+            assert "牌桌已关闭" in left.text
             since = sim.mark()
             await sim.group_message(GROUP, ADMIN, "/加机器人 2")
-            end = await sim.wait_for_text("本局结束", kind="group", since=since, timeout=60)
-            assert "牌桌已关闭" in end.text
-            await sim.group_message(GROUP, HUMAN, "/牌桌")
-            await sim.wait_for_text("本群还没有牌桌", kind="group", since=sim.mark() - 1)
-            assert not [s for s in sim.sent if s.kind == "private"]
+            await sim.wait_for_text("本群还没有牌桌", kind="group", since=since)
         finally:
             await sim.close()
     with sqlite3.connect(tmp_path / "bot.db") as conn:
-        assert conn.execute("select count(*) from game_records").fetchone()[0] == 1
-        assert conn.execute("select count(*) from player_records").fetchone()[0] == 0
+        assert conn.execute("select count(*) from game_records").fetchone()[0] == 0
         assert conn.execute("select count(*) from live_tables").fetchone()[0] == 0
 
 

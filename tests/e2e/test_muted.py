@@ -19,11 +19,15 @@ from tools.players import SimPlayer, continue_table, play_table
 TOKEN = "e2e-muted"
 GROUP_X, GROUP_M, GROUP_H = 61001, 61002, 61003
 BYSTANDER_X, BYSTANDER_M, MEMBER_H = 3901, 3902, 3903
+DEAL_SEED = 36
+"""The deal is seeded: the same hands, moves and refusals every run (this one deals 乙 two
+fours, which 抓特务 cannot play as bombs)."""
 
 
 async def test_muted_and_hanging_groups_do_not_hold_up_another_table(tmp_path: Path) -> None:
     # Hung calls must stay hung for the whole test (a late timeout would only help old code).
-    env = {"ONEBOT_CALL_TIMEOUT": "300", "SEND_RETRIES": "3", "REFUSAL_LIMIT": "5"}
+    env = {"ONEBOT_CALL_TIMEOUT": "300", "SEND_RETRIES": "3", "REFUSAL_LIMIT": "5",
+           "DEAL_SEED": str(DEAL_SEED)}
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env,
                           database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
         sim = OneBotSim(self_id=10001)

@@ -14,7 +14,7 @@ from pg_support import fresh_pg_url
 from sqlalchemy import text
 
 from db.store import Store
-from tools.onebot_sim import BotProcess, OneBotSim
+from tools.onebot_sim import BotProcess, ConnectionRejected, OneBotSim
 from tools.players import SimPlayer, continue_table, play_table
 
 TOKEN = "pg-token"
@@ -106,6 +106,91 @@ async def test_two_processes_one_database(tmp_path: Path) -> None:
     finally:
         for sim in (sim1, sim2):
             await sim.close()
+        await one.stop()
+        await two.stop()
+        await store.close()
+
+
+async def connect_when_free(sim: OneBotSim, bot: BotProcess, tries: int = 50) -> None:
+    """Connect ``sim`` to ``bot``, trying again while the bot refuses the account (the
+    process that served it just let it go; the server may not have seen it yet)."""
+    for _ in range(tries):
+        try:
+            await sim.connect(bot.url, TOKEN)
+            return
+        except ConnectionRejected:
+            await asyncio.sleep(0.2)
+    await sim.connect(bot.url, TOKEN)
+
+
+def last_prompt(sim: OneBotSim, group_id: int) -> int:
+    """Index in ``sim.sent`` of the last turn prompt (轮到) posted in the group."""
+    return max(i for i, s in enumerate(sim.sent)
+               if s.kind == "group" and s.target == group_id and "轮到" in s.text)
+
+
+async def saved_moves(store: Store, group_id: int) -> list:
+    """The moves of the saved game of the group (its engine log)."""
+    return (await store.load_live())[str(group_id)][1]["engine"]["log"]
+
+
+async def test_one_account_is_served_by_one_process_at_a_time(tmp_path: Path) -> None:
+    """Account 10001 on process one: process two refuses a second connection of it (no
+    second deal, no second answer). Then the account moves one → two → one → two: each
+    process that takes it loads its table from the database, so two never plays on the
+    position it held before one played on."""
+    url = await fresh_pg_url()
+    g = 52001
+    one = BotProcess(tmp_path / "one.log", access_token=TOKEN, database_url=url)
+    two = BotProcess(tmp_path / "two.log", access_token=TOKEN, database_url=url)
+    sim, players = world(10001, g, 2201)
+    twin = OneBotSim(self_id=10001)  # the same account, connected a second time
+    store = Store(url)
+    try:
+        await asyncio.gather(one.start(), two.start())
+        await sim.connect(one.url, TOKEN)
+        assert await play_table(sim, g, players, "抓特务 三人", timeout=30, stop_after=2) is None
+        try:
+            await twin.connect(two.url, TOKEN)
+        except ConnectionRejected as err:
+            assert err.status == 403
+        else:
+            raise AssertionError("a second process accepted an account another one serves")
+        assert "另一个进程服务" in two.log_text()
+        assert not twin.sent
+
+        # One dies: two takes the account and plays a move.
+        one.kill()
+        await sim.wait_closed()
+        await sim.close()
+        since = sim.mark()
+        await connect_when_free(sim, two)
+        await continue_table(sim, g, players, since=since, timeout=30, stop_after=1)
+        await sim.wait_idle(quiet=0.3)
+        # The account goes back to one (restarted), which plays two more moves.
+        await sim.close()
+        await one.start()
+        await connect_when_free(sim, one)
+        await continue_table(sim, g, players, since=last_prompt(sim, g), timeout=30,
+                             stop_after=2)
+        await sim.wait_idle(quiet=0.3)
+        before = await saved_moves(store, g)
+        # And to two again: it plays on from what one saved, not from what it held.
+        await sim.close()
+        await connect_when_free(sim, two)
+        await continue_table(sim, g, players, since=last_prompt(sim, g), timeout=30,
+                             stop_after=1)
+        await sim.wait_idle(quiet=0.3)
+        after = await saved_moves(store, g)
+        assert len(after) > len(before) and after[:len(before)] == before  # nothing lost
+        assert "account 10001 connected, 1 table(s) resumed" in two.log_text()
+        end = await continue_table(sim, g, players, since=last_prompt(sim, g), timeout=30)
+        assert end is not None and "本局结束" in end.text
+        await sim.wait_idle(quiet=0.3)
+        assert [n for _uid, n in (await records(store))[str(g)]] == [3]
+    finally:
+        for s in (sim, twin):
+            await s.close()
         await one.stop()
         await two.stop()
         await store.close()

@@ -260,3 +260,20 @@ async def test_kill_drops_connection_and_restart(tmp_path: Path) -> None:
     finally:
         code = await proc.stop()
     assert code is not None
+
+
+def test_a_simulated_player_spends_no_refusal_twice() -> None:
+    """A four of a kind the bot refused against a single (抓特务 has no bombs) is not tried
+    again, and no command is tried twice for one prompt: a refusal limit
+    (``REFUSAL_LIMIT``) must not silence a simulated player into waiting forever."""
+    from tools.players import RANKS, SimPlayer
+
+    player = SimPlayer(1, "乙", hand=sorted([RANKS.index("6")] * 4 + [RANKS.index("9")] * 4
+                                             + [RANKS.index("4")]))
+    prompt = "乙 轮到你，要大过 甲 的 ♠K（单张）"
+    first = player.candidates(prompt)
+    assert first[:3] == ["出 6666", "出 9999", "过"] and len(first) == len(set(first))
+    player.refused("出 6666", prompt)
+    assert player.candidates(prompt)[0] == "过"
+    assert "出 9999" not in player.candidates("乙 轮到你，要大过 甲 的 ♠5（单张）")
+    assert player.candidates("乙 轮到你，要大过 甲 的 ♠3♥3♣3♦3（四张）")[0] == "出 6666"

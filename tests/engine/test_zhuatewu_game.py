@@ -100,7 +100,10 @@ def test_g3_refusals_change_nothing() -> None:
     g = ZGame.from_hands([cards("3 4 77"), [SPADE_A, card(2, 0), card(5, 0)], cards("66 K")])
     g.play_text(0, "77")
     before = g.to_json()
-    cases = [("K", "not_held"), ("1", "notation"), ("5", "not_beat"), ("♠A5", "no_type")]
+    # G-4: a play that could not beat the pair whatever the hand is refused for that
+    # (publicly), before the hand is read; "KK" beats it, so the hand decides.
+    cases = [("KK", "not_held"), ("K", "not_beat"), ("1", "notation"), ("5", "not_beat"),
+             ("♠A5", "no_type")]
     for text, code in cases:
         with pytest.raises(MoveError) as err:
             g.play_text(1, text)

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from chat_support import GROUP, HANDS3, A, B, C, Has, gmsg, pmsg, seat_table
+from nonebot import on_command, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, PrivateMessageEvent
 from nonebug import App
 
@@ -173,3 +174,34 @@ async def test_a_group_without_any_table_is_answered_without_reading_the_databas
         ctx.should_call_api("send_group_msg", {"group_id": OTHER_GROUP,
                                                "message": Has("本群还没有牌桌", at=A)},
                             {"message_id": 2})
+
+
+async def test_another_plugins_matcher_hears_every_accounts_events(app: App) -> None:
+    """The plugin inside a host bot: its account check leaves other plugins' events
+    alone. A host plugin's ``/hello`` answers through both accounts; a ``/牌桌`` the low
+    account answers is still heard by the host plugin through the high one."""
+    heard: list[tuple[str, str]] = []
+    hello = on_command("hello", priority=1, block=True)
+    listener = on_message(priority=1, block=False)
+
+    @hello.handle()
+    async def _(bot: Bot, event: GroupMessageEvent) -> None:
+        heard.append((bot.self_id, "hello"))
+
+    @listener.handle()
+    async def _(bot: Bot, event: GroupMessageEvent) -> None:
+        heard.append((bot.self_id, event.get_plaintext()))
+
+    try:
+        async with app.test_matcher() as ctx:
+            low, low_adapter, high, high_adapter = two_accounts(ctx)
+            ctx.receive_event(high, to(HIGH, gmsg(A, "/hello")))
+            ctx.receive_event(low, to(LOW, gmsg(A, "/hello")))
+            # The low account is in the group (it heard /hello there): it answers /牌桌,
+            # the high one stays silent, and the host plugin hears both.
+            ctx.receive_event(high, to(HIGH, gmsg(B, "/牌桌")))
+    finally:
+        hello.destroy()
+        listener.destroy()
+    assert (HIGH, "hello") in heard and (LOW, "hello") in heard
+    assert (HIGH, "/牌桌") in heard

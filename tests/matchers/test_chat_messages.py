@@ -81,7 +81,7 @@ async def test_the_prompt_after_a_play_does_not_repeat_it(monkeypatch) -> None:
     await bot.handle_event(gmsg(A, "出 3"))
     await bot.handle_event(gmsg(B, "过"))
     first, second = [t for t in sent.texts() if "轮到" in t]
-    assert first.startswith("玩家101 出 ♠3（单张）\n轮到 ") and first.endswith(" 跟牌或过")
+    assert first.startswith("玩家101 出 ♠3（单张）\n轮到 ") and first.endswith(" 跟牌或过（60 秒）")  # G-3: the time limit shown
     assert first.count("♠3") == 1 and "要大过" not in first
     assert "要大过 玩家101 的 ♠3（单张），或 过" in second  # after a pass the play is named again
 

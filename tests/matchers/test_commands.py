@@ -365,6 +365,32 @@ async def test_cq_code_in_a_name_stays_text(app: App) -> None:
     assert REGISTRY.get(str(GROUP)).seats[0].name == "［CQ:at,qq=all］"
 
 
+async def test_a_hostile_name_is_cleaned_in_stats_as_in_seat_lists(app: App) -> None:
+    """A group card with a right-to-left override (U+202E) and 300 characters: /战绩 shows
+    it as the seat list does (no control character, at most 20 characters)."""
+    from nonebot.adapters.onebot.v11.event import Sender
+
+    card = "\u202e" + "长" * 299
+    event = gmsg(A, "/战绩")
+    event.sender = Sender(user_id=A, nickname="x", card=card, role="member")
+    other = gmsg(B, Message("/战绩 ") + MessageSegment.at(A))
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has("长" * 20 + " 在本群还没有战绩", without=("\u202e", "长" * 21)),
+                             {"message_id": 1})
+        ctx.receive_event(bot, other)
+        ctx.should_call_api("get_group_member_info", {"group_id": GROUP, "user_id": A},
+                            {"card": card, "nickname": "x"})
+        ctx.should_call_send(other, Has("长" * 20 + " 在本群还没有战绩", without=("\u202e", "长" * 21)),
+                             {"message_id": 2})
+        open_event = gmsg(A, "/开局 抓特务 三人")
+        open_event.sender = event.sender
+        ctx.receive_event(bot, open_event)
+        expect_friends(ctx)
+        expect_group(ctx, "长" * 20 + " 开了一桌", without=("\u202e", "长" * 21))
+
+
 async def test_open_without_spaces_and_full_width(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

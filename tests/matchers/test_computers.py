@@ -42,8 +42,9 @@ async def test_add_computers_permissions_and_usage(app: App) -> None:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "/加机器人"))
         expect_group(ctx, "只有开局人", at=B)
-        ctx.receive_event(bot, gmsg(A, "/加机器人 很多"))
-        expect_group(ctx, "用法：/加机器人 [人数]", at=A)
+        for junk in ("很多", "፩", "٢", "-1", "+1", "1_0"):
+            ctx.receive_event(bot, gmsg(A, f"/加机器人 {junk}"))
+            expect_group(ctx, "用法：/加机器人 [人数]", at=A)
         ctx.receive_event(bot, gmsg(A, "/加机器人 3"))
         expect_group(ctx, "只剩 2 个空位", at=A)
         ctx.receive_event(bot, gmsg(A, "/加机器人"))
@@ -118,3 +119,39 @@ async def test_human_takes_a_computer_seat_between_games(app: App) -> None:
     assert [s.user_id for s in table.seats] == [str(A), "ai:1", str(B)]
     assert sorted(table.ready) == sorted(["ai:1", str(B)])
     assert REGISTRY.table_of_user(str(B)) is table
+
+
+async def test_the_last_person_out_closes_a_table_of_computers(app: App) -> None:
+    """A table nobody sits at closes, also before the first deal: the last person out of
+    a table with computer players closes it, and nothing is left to fill with more."""
+    await open_wakeng(app)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/加机器人"))
+        expect_group(ctx, "电脑1 入座")
+        ctx.receive_event(bot, gmsg(A, "/退出"))
+        expect_group(ctx, "玩家101 退出", "牌桌已关闭")
+        ctx.receive_event(bot, gmsg(STRANGER, "/加机器人 1", role="admin"))
+        expect_group(ctx, "本群还没有牌桌", at=STRANGER)
+    assert REGISTRY.get(str(GROUP)) is None and REGISTRY.table_of_user(str(A)) is None
+    assert await REGISTRY.require_store().load_live() == {}
+
+
+async def test_the_opener_who_leaves_hands_the_table_to_a_person(app: App) -> None:
+    """The opener's rights pass to the next person seated, never to a computer player."""
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/开局 抓特务 四人"))
+        expect_friends(ctx)
+        expect_group(ctx, "开了一桌抓特务")
+        ctx.receive_event(bot, gmsg(A, "/加机器人"))
+        expect_group(ctx, "电脑1 入座")
+        ctx.receive_event(bot, gmsg(B, "/加入"))
+        expect_friends(ctx)
+        expect_group(ctx, "玩家102 入座", "（3/4）")
+        ctx.receive_event(bot, gmsg(A, "/退出"))
+        expect_group(ctx, "玩家101 退出", "1.电脑1 2.玩家102（2/4）", without=("关闭",))
+        ctx.receive_event(bot, gmsg(B, "/踢机器人"))
+        expect_group(ctx, "电脑1 离座", "1.玩家102（1/4）")
+    table = REGISTRY.get(str(GROUP))
+    assert table is not None and table.opener == str(B)

@@ -9,6 +9,7 @@ from history_support import dealt_table, finish, last_play
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
 
+from db.history import CHINA_TZ as CHINA
 from plugins.paizhuo.tables import REGISTRY
 
 MEMBERS = [{"user_id": 101, "card": "阿甲", "nickname": "a"},
@@ -26,6 +27,22 @@ async def test_board_defaults_to_the_most_played_game_and_names_members(app: App
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
             "【抓特务排行·总榜】", "1. 阿甲 +6（3 局，胜率 100%）", "2. 老乙 -3（3 局，胜率 0%）",
             "3. 103 -3")}, {"message_id": 1})
+
+
+async def test_board_and_games_clean_names_as_seat_lists_do(app: App) -> None:
+    """A group card with a right-to-left override and 300 characters is shown on /排行
+    and /对局 as in a seat list: without the override, at most 20 characters."""
+    card = "\u202e" + "长" * 299
+    await REGISTRY.require_store().set_settings(str(GROUP), "抓特务", {"board_min_games": 1})
+    await finish([(101, "win", 2), (102, "loss", -2)])
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        for command, shown in (("/排行", "1. " + "长" * 20 + " +2"), ("/对局", "胜：" + "长" * 20)):
+            ctx.receive_event(bot, gmsg(102, command))
+            ctx.should_call_api("get_group_member_list", {"group_id": GROUP},
+                                [{"user_id": 101, "card": card, "nickname": "a"}])
+            ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
+                shown, without=("\u202e", "长" * 21))}, {"message_id": 1})
 
 
 async def test_board_period_game_minimum_and_failed_member_list(app: App) -> None:
@@ -237,3 +254,90 @@ async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) 
                      "每一手：/对局 1")
         expect_private(ctx, user, "出完")
     assert REGISTRY.get(str(GROUP)) is table and not table.playing
+
+
+# ---- games with computer seats ---------------------------------------------------------------
+async def test_a_game_with_a_computer_seat_is_listed_replayed_and_scored_alike(app: App) -> None:
+    """Every seat is in the record: the list names the computer among the winners (the
+    person who lost is not shown a draw), ``/对局 1`` and the ``/对局 1 查看复盘`` the end
+    message offers both answer with all three seats, and ``/战绩`` says the same 负."""
+    from chat_support import A, B, expect_forward, expect_private
+
+    table, last = dealt_table("挖坑", 16, 1, computers=1)  # 玩家101 loses, 玩家102 and 电脑1 win
+    await REGISTRY.save(table)
+    user, command = last_play(table, last)
+    assert user == B and last.result["results"] == ["loss", "win", "win"]
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(user, command))
+        expect_group(ctx, "本局结束", "本群第 1 局，/对局 1 查看复盘", "/继续")
+        expect_details(ctx, "【挖坑】第 1 局详情", "3.电脑1")
+        expect_private(ctx, user, "出完")
+        ctx.receive_event(bot, gmsg(A, "/对局"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, "第 1 局", "挖坑 3 人（电脑 1），胜：玩家102、电脑1", without=("平局",))
+        for asked in ("/对局 1", "/对局 1 查看复盘", "/对局 第1局 复盘"):
+            ctx.receive_event(bot, gmsg(A, asked))
+            ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+            expect_forward(ctx, "【第 1 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.电脑1",
+                           "发牌：", "3.电脑1", "过程：", "本局结束", "电脑1 胜")
+        event = gmsg(A, "/战绩")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has("挖坑：1 局，胜 0 平 0 负 1", "第 1 局", "挖坑者 负 -6"),
+                             {"message_id": 1})
+
+
+def _old_record(seats: list[tuple[str, str]], seed: int, number: int):
+    """A 挖坑 game played to its end by the engine, recorded the way records were written
+    before every seat was kept: person seats as player rows, computer seats only as
+    ``computer_seats`` beside the names and the replay."""
+    import random
+
+    from history_support import play_out
+
+    from db import FinishedGame
+    from plugins.paizhuo.games import GAMES
+    from plugins.paizhuo.games.base import SeatView
+    from plugins.paizhuo.replay import capture
+
+    adapter = GAMES["挖坑"]
+    views = [SeatView(u, n) for u, n in seats]
+    game = adapter.new_game(3, adapter.schema.clean({}), seed, None)
+    play_out(adapter, game, views, random.Random(seed))
+    ended = datetime.now(UTC) - timedelta(minutes=10 - number)
+    record: FinishedGame = adapter.record(game, views, uid=f"old-{number}", group_id=str(GROUP),
+                                          started_at=ended - timedelta(minutes=5), ended_at=ended)
+    record.summary.update(names=[n for _, n in seats], replay=capture(game),
+                          computer_seats=[i + 1 for i, (u, _) in enumerate(seats) if u.startswith("ai:")])
+    record.players = [p for p in record.players if not p.user_id.startswith("ai:")]
+    return record, game
+
+
+async def test_records_written_before_every_seat_was_kept_are_answered(app: App) -> None:
+    """Older records know computer seats only from ``computer_seats``: the list counts
+    every seat (a game of computers alone is no ``0 人，平局``) and ``/对局 N`` answers."""
+    from chat_support import A, expect_forward
+
+    store = REGISTRY.require_store()
+    alone, alone_game = _old_record([("ai:1", "电脑1"), ("ai:2", "电脑2"), ("ai:3", "电脑3")], 3, 1)
+    mixed, mixed_game = _old_record([(str(A), "玩家101"), ("ai:1", "电脑1"), ("ai:2", "电脑2")], 16, 2)
+    for record in (alone, mixed):
+        await store.finish_game(record)
+    winners = ["、".join(f"电脑{s}" for s in range(1, 4) if g.result["results"][s - 1] == "win")
+               for g in (alone_game,)]
+    mine = mixed_game.result["results"][0]
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "/对局"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        expect_group(ctx, f"第 1 局 {alone.ended_at.astimezone(CHINA).strftime('%m-%d %H:%M')} "
+                          f"挖坑 3 人（电脑 3），胜：{winners[0]}",
+                     "第 2 局", "挖坑 3 人（电脑 2），胜：", without=("0 人", "1 人", "平局"))
+        for number in (1, 2):
+            ctx.receive_event(bot, gmsg(A, f"/对局 {number}"))
+            ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+            expect_forward(ctx, f"【第 {number} 局】挖坑 3 人", "3.电脑", "发牌：", "本局结束")
+        event = gmsg(A, "/战绩")
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Has("挖坑：1 局", "第 2 局", {"win": "胜", "loss": "负"}[mine]),
+                             {"message_id": 1})

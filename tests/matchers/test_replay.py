@@ -48,6 +48,7 @@ def test_replay_rebuilds_the_game_that_was_played(name, size, settings, games, s
         rebuilt = run(engine_of(adapter), saved)
         assert rebuilt.final.to_json() == game.to_json()
         assert len(rebuilt.steps) == len(saved["events"]) >= len(game.log)
+        assert run(engine_of(adapter), saved, steps=False).final.to_json() == game.to_json()
         previous = adapter.next_game_info(game)
     if name == "抓特务":
         assert seen_tribute

@@ -24,14 +24,27 @@ from plugins.paizhuo.messaging import RefusalLimiter
 from plugins.paizhuo.tables import REGISTRY, now_utc
 
 
-def slow_group_sends(bot, monkeypatch, clock: list, seconds: float) -> None:
-    """Every group message of ``bot`` takes ``seconds`` (of the fake wall clock) to go
+class MovedClock(tables.SystemClock):
+    """The deadlines' clocks, moved forward (both together) only by the test."""
+
+    def __init__(self) -> None:
+        self.base, self.moved = now_utc(), 0.0
+
+    def wall(self):
+        return self.base + timedelta(seconds=self.moved)
+
+    def mono(self) -> float:
+        return self.moved
+
+
+def slow_group_sends(bot, monkeypatch, clock: MovedClock, seconds: float) -> None:
+    """Every group message of ``bot`` takes ``seconds`` (of the fake clock) to go
     out, as when it waited behind other groups' messages."""
     real = bot.call_api
 
     async def call_api(api: str, **data):
         if api == "send_group_msg":
-            clock[0] += timedelta(seconds=seconds)
+            clock.moved += seconds
         return await real(api, **data)
 
     monkeypatch.setattr(bot, "call_api", call_api)
@@ -39,16 +52,22 @@ def slow_group_sends(bot, monkeypatch, clock: list, seconds: float) -> None:
 
 async def test_turn_time_counts_from_when_the_prompt_was_sent(app: App, monkeypatch) -> None:
     table = await seat_table(HANDS3, leader=0)
-    clock = [now_utc()]
-    monkeypatch.setattr(tables, "now_utc", lambda: clock[0])
-    monkeypatch.setattr(actions, "now_utc", lambda: clock[0])
+    clock = MovedClock()
+    tables.use_clock(clock)
+    try:
+        await _turn_time_counts_from_the_prompt(app, monkeypatch, table, clock)
+    finally:
+        tables.use_clock(tables.SystemClock())
+
+
+async def _turn_time_counts_from_the_prompt(app: App, monkeypatch, table, clock) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         slow_group_sends(bot, monkeypatch, clock, 40)
         ctx.receive_event(bot, gmsg(A, "出 3"))
         expect_group(ctx, "玩家101 出", "轮到", at=B)
         expect_private(ctx, A, "你的手牌")
-    sent_at = clock[0]
+    sent_at = tables.timer_now()
     # B was @-mentioned 40 s after the move: B still has the full 60 s from then.
     assert table.deadline == sent_at + timedelta(seconds=60)
     assert table.remind_at == sent_at + timedelta(seconds=45)
@@ -58,7 +77,7 @@ async def test_turn_time_counts_from_when_the_prompt_was_sent(app: App, monkeypa
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         slow_group_sends(bot, monkeypatch, clock, 20)
-        ctx.receive_event(bot, gmsg(B, "出 KK"))
+        ctx.receive_event(bot, gmsg(B, "出 K"))
         expect_group(ctx, "没有生效", at=B)  # the reason depends on B's hand: privately
         expect_private(ctx, B, "你没有")
     assert table.deadline == sent_at + timedelta(seconds=60)

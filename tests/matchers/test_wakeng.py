@@ -55,6 +55,9 @@ async def test_w2_bidding_in_the_group(app: App) -> None:
         expect_group(ctx, "还没轮到你叫分", at=B)
         ctx.receive_event(bot, gmsg(A, "出 3"))
         expect_group(ctx, "现在是叫分", at=A)
+        for junk in ("叫 ٣", "叫 0003"):  # ASCII digits only; no digits cut off
+            ctx.receive_event(bot, gmsg(A, junk))
+            expect_group(ctx, "叫分请写", at=A)
         ctx.receive_event(bot, gmsg(STRANGER, "叫1"))  # a bystander's bid is ignored
         ctx.receive_event(bot, gmsg(A, "叫1"))
         expect_group(ctx, "玩家101 叫 1 分", "叫分：不叫 / 叫 2 / 叫 3", "当前最高 1 分", at=B)

@@ -9,7 +9,7 @@ sending are the same for every game and live in ``tables.py`` and ``actions.py``
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +44,17 @@ class SeatView:
 
     user_id: str
     name: str
+
+
+@dataclass(slots=True)
+class SeatShown:
+    """What the group may see of one seat beside its name (G-4), as ``/牌桌`` shows it:
+    ``badges`` (declared roles, the digger and bid, a bid, a place), the ``count`` of cards
+    left (``None`` where the game's rules hide it) and an ``open_hand`` (明牌)."""
+
+    badges: list[str] = field(default_factory=list)
+    count: int | None = None
+    open_hand: list[int] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -156,6 +167,11 @@ class GameAdapter(ABC):
         strategy, or the simple timeout rule when ``simple``; ``why`` is shown with the
         move (e.g. ``超时``)."""
 
+    def timeout_words(self, game: Any, simple: bool) -> str:
+        """What the bot does for the player to act when the turn time runs out (``代你…``),
+        truthfully and from public information only (G-4)."""
+        return "代你出牌"
+
     def cannot_beat(self, game: Any) -> bool:
         """The player to act is following and holds nothing that beats the table."""
         return False
@@ -207,6 +223,11 @@ class GameAdapter(ABC):
     @abstractmethod
     def table(self, game: Any, seats: list[SeatView]) -> Message:
         """The public table for ``/牌桌``."""
+
+    def shown_seats(self, game: Any, seats: list[SeatView]) -> list[SeatShown]:
+        """What the group sees of each seat on the table picture: the same facts as
+        :meth:`table` (never more, G-4); by default nothing beyond the names."""
+        return [SeatShown() for _ in seats]
 
     @abstractmethod
     def end(self, game: Any, seats: list[SeatView]) -> Message:

@@ -201,15 +201,38 @@ class ClimbingAdapter(GameAdapter):
         made it, the cards, the type), or — when ``just_shown``, the play being the line
         above — only ``跟牌或过``."""
         msg = plain("轮到 ") + at(seats[game.turn].user_id)
+        time = self.time_note(game, seats, game.turn)
         if game.lead is None:
-            return msg + MessageSegment.text(f" 首出{self.prompt_warning(game)}")
+            return msg + MessageSegment.text(f" 首出{self.prompt_warning(game)}{time}")
         hint = self.pass_hint(game)
         if just_shown:
             return msg + MessageSegment.text(
-                f" 跟牌{'或过' if hint is None else hint}{self.prompt_warning(game)}")
+                f" 跟牌{'或过' if hint is None else hint}{self.prompt_warning(game)}{time}")
         return msg + MessageSegment.text(
             f" 出牌：要大过 {self.to_beat(game, seats)}{'，或 过' if hint is None else hint}"
-            f"{self.prompt_warning(game)}")
+            f"{self.prompt_warning(game)}{time}")
+
+    def time_note(self, game: Any, seats: list[SeatView], seat: int) -> str:
+        """``（60 秒）`` after a prompt to act: the turn time limit (出牌限时, G-3); nothing
+        for a computer player or when the group set no limit."""
+        seconds = getattr(game.rules, "turn_seconds", 0)
+        if not seconds or is_computer(seats[seat].user_id):
+            return ""
+        return f"（{seconds} 秒）"
+
+    def timeout_words(self, game: Any, simple: bool) -> str:
+        """What the bot will do for the player to act when the turn time runs out, said
+        truthfully and from what everyone can see (G-4: never the move itself, which
+        would show the hand). ``simple``: the group's 超时代打 简单 rule."""
+        if game.lead is None:
+            return "代你首出" + ("（出最小的单张）" if simple else "")
+        if simple:
+            return self.simple_follow_words(game)
+        return "代你跟牌或过（按电脑的打法）"
+
+    def simple_follow_words(self, game: Any) -> str:
+        """The simple timeout rule when following (超时代打 简单): pass."""
+        return "代你过"
 
     def to_beat(self, game: ClimbingGame, seats: list[SeatView]) -> str:
         """``甲 的 ♠9（单张）``: the play to beat."""

@@ -17,7 +17,7 @@ from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SCHEMA, SRules
 from engine.shoubayi.strategy import BlockingStrategy
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
 from plugins.paizhuo.messaging import plain
 
@@ -60,6 +60,19 @@ class ShoubayiAdapter(ClimbingAdapter):
         if game.blocking_turn():
             return "；把一必拦：管得了就必须管，管不了才能过"
         return super().pass_hint(game)
+
+    def simple_follow_words(self, game: SGame) -> str:
+        """S-4 把一必拦: the simple rule beats when it can, else passes."""
+        if game.blocking_turn():
+            return "代你过；把一必拦：管得了就代你管"
+        return super().simple_follow_words(game)
+
+    def timeout_words(self, game: SGame, simple: bool) -> str:
+        """手把一's simple rule leads the lowest legal single, not always the lowest card
+        (S-3: never a lone joker)."""
+        if game.lead is None and simple:
+            return "代你首出（出最小的能出的牌）"
+        return super().timeout_words(game, simple)
 
     def prompt_warning(self, game: SGame) -> str:
         """S-4 包赔, told before the player plays."""
@@ -120,6 +133,11 @@ class ShoubayiAdapter(ClimbingAdapter):
             return plain("\n".join(lines))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
 
+    def shown_seats(self, game: SGame, seats: list[SeatView]) -> list[SeatShown]:
+        """As :meth:`table`: a place, else the card count (always shown in 手把一)."""
+        return [SeatShown(badges=[f"第 {game.out.index(s) + 1} 名"]) if s in game.out
+                else SeatShown(count=len(game.hands[s])) for s in range(len(seats))]
+
     def end(self, game: SGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
         winner = seats[result["winner"]].name
@@ -143,10 +161,20 @@ class ShoubayiAdapter(ClimbingAdapter):
             lines.append(f"{seats[s].name} 剩 {len(game.hands[s])} 张：{self.cards(game, game.hands[s])}"
                          f"{note}，应赔 {cards * mult}")
         if result.get("baopei") is not None:
-            lines.append(f"包赔：{seats[result['baopei']].name} 放走了把一的下家，替所有人赔。")
+            lines.append(self._baopei_line(game, seats, result))
         lines.append("积分：" + "，".join(f"{seats[s].name} {signed(result['points'][s])}"
                                           for s in range(game.players)))
         return plain("\n".join(lines))
+
+    def _baopei_line(self, game: SGame, seats: list[SeatView], result: dict) -> str:
+        """S-4 包赔, in words that fit how many others it pays for (none with 2 players)."""
+        payer = result["baopei"]
+        others = [seats[s].name for s in range(game.players)
+                  if s not in (payer, result["winner"]) and game.hands[s]]
+        head = f"包赔：{seats[payer].name} 放走了把一的下家"
+        if not others:
+            return f"{head}（只有他一家输，照常自己赔）。"
+        return f"{head}，替 {'、'.join(others)} 赔。"
 
     def record(self, game: SGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:

@@ -12,21 +12,25 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
 from engine.cards import (
-    CardsNotHeld,
+    CardWrittenTwice,
     NotationError,
+    check_deck,
     format_cards,
     format_ranks,
+    missing,
     parse_cards,
+    rank_of,
     resolve,
 )
 from engine.climbing import carried_seat
 from engine.computer import SCORE_RANKS, choose_bid, choose_bury
-from engine.errors import MoveError, hand_error
+from engine.errors import MoveError
+from engine.numbers import parse_int
 from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
@@ -71,7 +75,7 @@ class WakengAdapter(ClimbingAdapter):
         m = BID_RE.match(t)
         if m:
             amount = m.group(1) or ""
-            return ("bid", str(CN_DIGITS.get(amount, amount))[:3])
+            return ("bid", str(CN_DIGITS.get(amount, amount)))
         if t.startswith("扣") and t[1:].strip() and is_card_text(t[1:]):
             return ("bury", None)
         return super().parse_command(t)
@@ -87,7 +91,10 @@ class WakengAdapter(ClimbingAdapter):
         if kind == "bid":
             if not arg:
                 raise MoveError("bid_usage", BID_USAGE)
-            game.place_bid(seat, int(arg))
+            amount = parse_int(arg, max_digits=3)
+            if amount is None:
+                raise MoveError("bid_usage", BID_USAGE)
+            game.place_bid(seat, amount)
             return self._after_bid(game, seats, seat)
         if game.phase == "bid":
             raise MoveError("not_playing", "现在是叫分：叫 1 / 叫 2 / 叫 3 / 不叫")
@@ -135,7 +142,14 @@ class WakengAdapter(ClimbingAdapter):
         options = " / ".join("不叫" if b == 0 else f"叫 {b}" for b in game.bid_options(game.bidder))
         current = f"当前最高 {high} 分" if high else "还没人叫"
         return plain("轮到 ") + at(seats[game.bidder].user_id) + MessageSegment.text(
-            f" 叫分：{options}（{current}）")
+            f" 叫分：{options}（{current}）{self.time_note(game, seats, game.bidder)}")
+
+    def timeout_words(self, game: WGame, simple: bool) -> str:
+        """W-2: a bidder who runs out of time does not bid, or bids the least they must."""
+        if game.phase == "bid":
+            low = game.bid_options(game.bidder)[0]
+            return "代你不叫" if low == 0 else f"代你叫 {low} 分"
+        return super().timeout_words(game, simple)
 
     def _after_bid(self, game: WGame, seats: list[SeatView], seat: int, why: str = "") -> list[Say]:
         amount = game.bids[seat]
@@ -198,12 +212,21 @@ class WakengAdapter(ClimbingAdapter):
             return None
         if game.phase != "bury" or seat != game.digger:
             raise MoveError("not_burying", "现在不需要你扣底")
+        usage = f"请回复：扣 <4 张牌>，例如 {self._bury_example(game)}"
         try:
-            cards = resolve(parse_cards(t[1:]), game.hands[seat])
-        except NotationError as err:
-            raise MoveError("notation", f"{err}。请回复：扣 <4 张牌>，例如 {self._bury_example(game)}") from None
-        except CardsNotHeld as err:
-            raise hand_error("not_held", str(err)) from None
+            specs = parse_cards(t[1:])
+            check_deck(specs)
+        except (NotationError, CardWrittenTwice) as err:
+            raise MoveError("notation", f"{err}。{usage}") from None
+        reasons = []  # W-3, every reason at once (the refusal is private)
+        if len(specs) != 4:
+            reasons.append(f"要扣 4 张牌，你写了 {len(specs)} 张")
+        lacking = missing(specs, game.hands[seat])
+        if lacking:
+            reasons.append("你没有 " + "、".join(lacking))
+        if reasons:
+            raise MoveError("bury", "；".join(reasons) + f"。{usage}", private=bool(lacking))
+        cards = resolve(specs, game.hands[seat])
         game.bury(seat, cards)
         return self._after_bury(game, seats, "")
 
@@ -248,6 +271,21 @@ class WakengAdapter(ClimbingAdapter):
             return plain("\n".join([*lines, "等待挖坑者扣底。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
 
+    def shown_seats(self, game: WGame, seats: list[SeatView]) -> list[SeatShown]:
+        """As :meth:`table`: the digger and bid, each bid while bidding, card counts
+        once play starts."""
+        shown = []
+        for s in range(len(seats)):
+            item = SeatShown()
+            if game.digger == s:
+                item.badges.append(f"挖坑者 {game.bid} 分")
+            if game.bids[s] is not None and game.phase == "bid":
+                item.badges.append("不叫" if game.bids[s] == 0 else f"叫 {game.bids[s]}")
+            if game.phase == "play":
+                item.count = len(game.hands[s])
+            shown.append(item)
+        return shown
+
     def reveal(self, game: WGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the digger, the buried cards and the bottom, and every
         hand (G-4)."""
@@ -261,7 +299,10 @@ class WakengAdapter(ClimbingAdapter):
     def end(self, game: WGame, seats: list[SeatView]) -> Message:
         result = game.result or {}
         winner = "挖坑者胜" if result["winner"] == DIGGER else "农民胜"
-        mult = "" if game.rules.shaanxi else f"，倍数 ×{result['multiplier']}"
+        scoring = sum(1 for c in game.buried if rank_of(c) in SCORE_RANKS)
+        mult = "" if game.rules.shaanxi else (
+            f"，倍数 ×{result['multiplier']}（扣底有 {scoring} 张 5、10、K，每张翻倍）" if scoring
+            else "，倍数 ×1（扣底没有 5、10、K）")
         lines = [f"【挖坑】本局结束：{winner}！",
                  f"挖坑者：{seats[game.digger].name}（{game.bid} 分）；扣的底：{self.cards(game, game.buried)}{mult}",
                  f"原底牌：{self.cards(game, game.bottom)}"]

@@ -10,21 +10,33 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
-from engine.cards import CardsNotHeld, NotationError, card_name, format_cards, parse_cards, resolve
+from engine.cards import (
+    RA,
+    CardWrittenTwice,
+    NotationError,
+    card,
+    card_name,
+    check_deck,
+    format_cards,
+    missing,
+    parse_cards,
+    resolve,
+)
 from engine.climbing import Move
 from engine.computer import choose_declare, choose_return
-from engine.errors import MoveError, hand_error
+from engine.errors import MoveError
 from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
 from plugins.paizhuo.common import with_common
-from plugins.paizhuo.games.base import Say, SeatView, UsageError
+from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
 from plugins.paizhuo.messaging import plain
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}
 RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
+STAKE_TEXT = {"明": "明特务", "明牌": "明牌", "暗": "暗特务"}
 DECLARE_TEXT = {"明": "明特务（积分 ×2）", "明牌": "明牌（手牌公开，积分 ×4）", "暗": "暗特务（不亮身份）"}
 
 
@@ -228,15 +240,36 @@ class ZhuatewuAdapter(ClimbingAdapter):
         return None
 
     def _return(self, game: ZGame, seats: list[SeatView], seat: int, body: str) -> list[Say]:
+        """``还 <牌>`` (Z-8). A refusal gives every reason that applies at once (it is
+        private): the count, an A or a spy card named, the cards the hand lacks."""
         exchange = game.next_return(seat) if game.phase == "tribute" else None
         if exchange is None:
             raise MoveError("not_tribute", "你现在不需要还贡")
         try:
-            cards = resolve(parse_cards(body), game.hands[seat], protected=game.spy_cards)
-        except NotationError as err:
+            specs = parse_cards(body)
+            check_deck(specs)
+        except (NotationError, CardWrittenTwice) as err:
             raise MoveError("notation", f"{err}。请回复：还 <牌>，例如 还 3") from None
-        except CardsNotHeld as err:
-            raise hand_error("not_held", str(err)) from None
+        count = exchange["count"]
+        reasons = []
+        if len(specs) != count:
+            reasons.append(f"要还 {count} 张牌，你写了 {len(specs)} 张")
+        if any(sp.rank == RA for sp in specs):
+            reasons.append("A 不能还")
+        named_spies = [c for c in game.spy_cards
+                       if any(sp.suit is not None and card(sp.rank, sp.suit) == c for sp in specs)]
+        if named_spies:
+            reasons.append(f"特务牌 {'、'.join(card_name(c) for c in named_spies)} 不能还")
+        lacking = missing(specs, game.hands[seat])
+        if lacking:
+            reasons.append("你没有 " + "、".join(lacking))
+        if not reasons:
+            cards = resolve(specs, game.hands[seat], protected=game.spy_cards)
+            if any(c in game.spy_cards for c in cards):
+                reasons.append("特务牌不能还")
+        if reasons:
+            raise MoveError("return", "；".join(reasons) + f"。请回复：还 <{count} 张牌>，不能还 A 和特务牌",
+                            private=bool(lacking))
         exchange = game.return_tribute(seat, cards)
         return self._returned(game, seats, [exchange], auto=False)
 
@@ -287,6 +320,24 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return plain("\n".join([*lines, "等待特务选择明/暗。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
 
+    def shown_seats(self, game: ZGame, seats: list[SeatView]) -> list[SeatShown]:
+        """As :meth:`table`: declared spies (once every spy has answered, G-4), places,
+        card counts only with 显示张数 or at 报牌 (Z-6), and 明牌 hands (Z-9)."""
+        declared = game.declared_spies()
+        shown = []
+        for s in range(len(seats)):
+            item = SeatShown()
+            if s in declared:
+                item.badges.append("明特务" if game.declared[s] == "明" else "明牌特务")
+            if s in game.out:
+                item.badges.append(f"第 {game.out.index(s) + 1} 名")
+            elif game.rules.show_counts or len(game.hands[s]) <= game.rules.report_at:
+                item.count = len(game.hands[s])
+            if s in game.open_seats() and game.hands[s]:
+                item.open_hand = list(game.hands[s])
+            shown.append(item)
+        return shown
+
     def reveal(self, game: ZGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the sides, hidden spies included, and every hand (G-4)."""
         spies = "、".join(seats[s].name for s in game.spies())
@@ -302,9 +353,11 @@ class ZhuatewuAdapter(ClimbingAdapter):
         lines = [f"【抓特务】本局结束：{OUTCOME_TEXT[result['outcome']]}！",
                  f"名次：{order}",
                  f"特务：{spies}；平民：{civilians}"]
-        stakes = [s for s in game.spies() if game.stakes[s] > 1]
-        if stakes:
-            lines.append("倍数：" + "，".join(f"{seats[s].name} ×{game.stakes[s]}" for s in stakes))
+        if result["outcome"] == "draw":
+            lines.append(self.draw_reason(game))
+        lines.append("倍数：" + "，".join(
+            f"{seats[s].name}（{STAKE_TEXT[game.declared[s] or '暗']}）×{game.stakes[s]}"
+            for s in game.spies()))
         for s in range(game.players):
             if game.hands[s]:
                 lines.append(f"{seats[s].name} 剩牌：{self.cards(game, game.hands[s])}")
@@ -312,6 +365,20 @@ class ZhuatewuAdapter(ClimbingAdapter):
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
             for s in range(game.players)))
         return plain("\n".join(lines))
+
+    def draw_reason(self, game: ZGame) -> str:
+        """Why the finishing order is a draw (Z-7), in the players' words."""
+        roles = [game.roles[s] for s in game.out]
+        roles += [game.roles[s] for s in range(game.players) if s not in game.out]
+        order = "".join("特" if r == SPY else "民" for r in roles)
+        if game.players == 3:
+            return ("平局：平民第一个出完，特务第二个——特务没拿第一，平民也没两人都走在特务前面，"
+                    "不计分。")
+        if game.lone_spy():
+            place = roles.index(SPY) + 1
+            return (f"平局：特务（打独头）第 {place} 个出完，既不是第一也不是最后"
+                    "（独头规则 b），不计分。")
+        return f"平局：出完顺序 {order}，双方各有一人先走、一人垫底，不计分。"
 
     def record(self, game: ZGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:

@@ -6,16 +6,16 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, Message
 
 from plugins.paizhuo.actions import reply
 from plugins.paizhuo.messaging import deliver, private
+from plugins.paizhuo.names import clean_name
 
 
 def display_name(event: MessageEvent) -> str:
-    """The sender's group card, else nickname, else QQ number; control characters
-    dropped, square brackets made full-width (no CQ code can hide in a name), at most 20
-    characters."""
+    """The sender's group card, else nickname, else QQ number, through
+    :func:`~plugins.paizhuo.names.clean_name` (control characters dropped, no CQ code, at
+    most 20 characters)."""
     sender = event.sender
-    for raw in (getattr(sender, "card", None), sender.nickname, str(event.user_id)):
-        name = "".join(ch for ch in (raw or "") if ch.isprintable()).strip()
-        name = name.replace("[", "［").replace("]", "］")[:20].strip()
+    for raw in (getattr(sender, "card", None), sender.nickname):
+        name = clean_name(raw)
         if name:
             return name
     return str(event.user_id)
@@ -29,7 +29,6 @@ def is_manager(bot: Bot, event: GroupMessageEvent) -> bool:
 
 
 USAGE: dict[str, str] = {
-    "加入": "用法：/加入（不带参数），坐进本群开着的牌桌",
     "退出": "用法：/退出（不带参数），开局前离座或两局之间关桌",
     "结束": "用法：/结束（不带参数），关闭本群牌桌，进行中的一局不计分",
     "牌桌": "用法：/牌桌（不带参数），重发当前桌面",

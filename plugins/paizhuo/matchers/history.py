@@ -10,6 +10,7 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
 from db.history import game_by_number, recent_games
+from engine.numbers import parse_int
 from plugins.paizhuo import actions
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games import GAMES
@@ -27,6 +28,19 @@ from plugins.paizhuo.tables import REGISTRY
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
 GAMES_USAGE = "用法：/对局 列出本群最近的对局；/对局 <编号> 查看那一局的复盘，例如 /对局 3"
+REPLAY_WORDS = ("查看复盘", "看复盘", "复盘")
+"""Words that may follow the number (the end message says ``/对局 N 查看复盘``)."""
+
+
+def game_number_arg(args: str) -> int | None:
+    """The game number of ``/对局`` arguments: ``3``, ``第3局``, ``3 查看复盘`` → 3;
+    ``None`` for anything else (ASCII digits only, at most 9)."""
+    arg = unicodedata.normalize("NFKC", args).strip()
+    for word in REPLAY_WORDS:
+        if arg.endswith(word):
+            arg = arg.removesuffix(word).strip()
+            break
+    return parse_int(arg.removeprefix("第").removesuffix("局").strip())
 
 
 async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
@@ -39,7 +53,7 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
         await deliver(bot, [actions.reply(group_id, user_id, board)])
         return
     text = board_text(board, await member_names(bot, group_id), user_id)
-    await deliver(bot, [picture("group", group_id, text) if pictures_on() else group(group_id, text)])
+    await deliver(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
 
 
 @board_cmd.handle()
@@ -50,18 +64,18 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
     """``/对局``: the group's last 10 games; ``/对局 N``: game 第 N 局 with its replay."""
     store = REGISTRY.require_store()
-    arg = unicodedata.normalize("NFKC", args).strip().removeprefix("第").removesuffix("局").strip()
-    if not arg:
+    if not unicodedata.normalize("NFKC", args).strip():
         entries = await recent_games(store, group_id)
         text = games_list_text(entries, await member_names(bot, group_id) if entries else {})
         await deliver(bot, [group(group_id, text)])
         return
-    if not arg.isdigit() or len(arg) > 9:
+    number = game_number_arg(args)
+    if number is None:
         await deliver(bot, [actions.reply(group_id, user_id, GAMES_USAGE)])
         return
-    entry = await game_by_number(store, group_id, int(arg))
+    entry = await game_by_number(store, group_id, number)
     if entry is None:
-        await deliver(bot, [actions.reply(group_id, user_id, f"本群没有第 {int(arg)} 局。发送 /对局 查看最近的对局。")])
+        await deliver(bot, [actions.reply(group_id, user_id, f"本群没有第 {number} 局。发送 /对局 查看最近的对局。")])
         return
     text = replay_text(entry, await member_names(bot, group_id))
     await deliver(bot, [forward("group", group_id, text)])

@@ -9,11 +9,13 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, Message
 from nonebot.params import CommandArg
 
 from db.history import points_series
+from engine.numbers import parse_int
 from plugins.paizhuo import actions
 from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.matchers.depends import USAGE, is_manager, wrong_args
+from plugins.paizhuo.matchers.depends import USAGE, display_name, is_manager, wrong_args
 from plugins.paizhuo.messaging import deliver, plain
+from plugins.paizhuo.names import clean_name
 from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.stats import render_stats
 from plugins.paizhuo.tables import REGISTRY
@@ -92,8 +94,9 @@ async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
     typed = unicodedata.normalize("NFKC", args.extract_plain_text()).strip().lstrip("@")
-    if target is None and typed.isdigit() and 5 <= len(typed) <= 12:
-        target = typed
+    number = parse_int(typed, max_digits=12)
+    if target is None and number is not None and 5 <= len(typed) <= 12:
+        target = str(number)
     elif typed:
         # A name typed without a real @ (``/战绩 乙``), or words beside the @.
         await stats_cmd.finish(plain(USAGE["战绩"]))
@@ -103,14 +106,14 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
         name = None
         try:
             info = await bot.get_group_member_info(group_id=event.group_id, user_id=int(target))
-            name = info.get("card") or info.get("nickname")
+            name = clean_name(info.get("card")) or clean_name(info.get("nickname")) or None
         except Exception:  # noqa: BLE001 - fall back to the QQ number
             name = None
     if name is None:
-        name = (event.sender.card or event.sender.nickname) if target == str(event.user_id) else target
+        name = display_name(event) if target == str(event.user_id) else target
     text = await render_stats(str(event.group_id), target, name or target)
     if pictures_on() and "\n" in text:
         chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
-        await deliver(bot, [picture("group", str(event.group_id), text, chart)])
+        await deliver(bot, [await picture("group", str(event.group_id), text, chart)])
         return
     await stats_cmd.finish(plain(text))

@@ -30,9 +30,8 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 
 @join_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "加入"):
-        return
+async def _(bot: Bot, event: GroupMessageEvent) -> None:
+    # Words after /加入 (``/加入 我来了``) are chat: the player sits down all the same.
     await actions.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
 
 

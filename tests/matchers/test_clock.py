@@ -1,0 +1,152 @@
+"""Deadlines on a stepped wall clock, and the one post per table after a restart.
+
+The timers run on :data:`plugins.paizhuo.tables.CLOCK`; here a fake one whose monotonic
+time moves only when the test moves it, and whose wall clock the test can step back or
+forward (NTP, an operator) without moving the monotonic time."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from chat_support import (
+    GROUP,
+    A,
+    B,
+    expect_group,
+    expect_private,
+    make_bot,
+    recording_bot,
+    seat_table,
+)
+from nonebot.adapters.onebot.v11 import Message
+from nonebug import App
+from support import cards
+
+from plugins.paizhuo import accounts, actions, tables
+from plugins.paizhuo.tables import REGISTRY, timer_now
+
+HANDS = [cards("3 4 77 9"), cards("A 5 8 Q"), cards("66 10 K")]
+
+
+class SteppedClock:
+    """Monotonic time that stands still until :meth:`advance`; a wall clock that
+    :meth:`advance` moves along and :meth:`step` moves alone."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+        self.wall_at = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._n = itertools.count()
+
+    def wall(self) -> datetime:
+        return self.wall_at
+
+    def mono(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self.t + max(0.0, seconds), next(self._n), fut))
+        await fut
+
+    def step(self, delta: timedelta) -> None:
+        """The wall clock jumps; the monotonic clock does not."""
+        self.wall_at += delta
+
+    async def advance(self, seconds: float) -> None:
+        """Both clocks move ``seconds`` forward; every sleeper due wakes, in order, and
+        the tasks it starts run."""
+        end = self.t + seconds
+        while True:
+            await settle()
+            if self._sleepers and self._sleepers[0][0] <= end:
+                wake, _, fut = heapq.heappop(self._sleepers)
+                self.wall_at += timedelta(seconds=max(0.0, wake - self.t))
+                self.t = max(self.t, wake)
+                if not fut.done():
+                    fut.set_result(None)
+                continue
+            break
+        self.wall_at += timedelta(seconds=end - self.t)
+        self.t = end
+        await settle()
+
+
+async def settle() -> None:
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+def clock():
+    fake = SteppedClock()
+    tables.use_clock(fake)
+    yield fake
+    tables.use_clock(tables.SystemClock())
+
+
+@pytest.mark.parametrize("step", [timedelta(hours=-1), timedelta(hours=1)])
+async def test_a_stepped_wall_clock_neither_freezes_nor_skips_the_turn_timer(
+        app: App, clock: SteppedClock, step: timedelta) -> None:
+    """A 60 s turn, reminded 15 s before its end: right after the turn starts the wall
+    clock jumps an hour back (or forward). The reminder still comes after 45 s and the
+    timeout move after 60 s; the saved deadline is the real (wall-clock) one."""
+    table = await seat_table(HANDS, leader=0)
+    table.rearm()
+    await REGISTRY.save(table)
+    actions.schedule(table)
+    clock.step(step)
+    async with app.test_matcher() as ctx:
+        make_bot(ctx)
+        await clock.advance(44)  # nothing yet
+        expect_group(ctx, "还剩 15 秒", at=A)
+        await clock.advance(1)
+    saved = (await REGISTRY.require_store().load_live())[str(GROUP)][1]
+    assert datetime.fromisoformat(saved["deadline"]) == clock.wall() + timedelta(seconds=15)
+    async with app.test_matcher() as ctx:
+        make_bot(ctx)
+        await clock.advance(14)  # nothing yet
+        expect_group(ctx, "玩家101 出 ", "［超时］", at=B)
+        expect_private(ctx, A, "手牌")
+        await clock.advance(1)
+    assert table.engine.log and table.engine.log[0][0] == 0
+
+
+async def test_a_deadline_saved_before_a_restart_counts_in_wall_clock_time(
+        app: App, clock: SteppedClock) -> None:
+    """A deadline saved while the wall clock was stepped is read back after a restart
+    as the same wall-clock moment."""
+    table = await seat_table(HANDS, leader=0)
+    clock.step(timedelta(hours=-1))
+    table.rearm()  # 60 s from now
+    await REGISTRY.save(table)
+    saved = (await REGISTRY.require_store().load_live())[str(GROUP)][1]
+    assert datetime.fromisoformat(saved["deadline"]) == clock.wall() + timedelta(seconds=60)
+    tables.use_clock(clock)  # a restart: the process clock starts from the wall clock
+    REGISTRY.reset()
+    [again] = await REGISTRY.restore()
+    assert again.deadline == timer_now() + timedelta(seconds=60)
+
+
+async def test_a_restart_with_an_expired_deadline_posts_once(app: App, monkeypatch) -> None:
+    """The bot was down past a player's turn time: when it connects, the timeout move is
+    posted (it carries the next prompt) and the table is not re-posted besides."""
+    table = await seat_table(HANDS, leader=0)
+    table.deadline = timer_now() - timedelta(seconds=5)
+    await REGISTRY.save(table)
+    REGISTRY.reset()  # a restart: only the database is left
+    bot, sent = await recording_bot(monkeypatch)
+    monkeypatch.setattr(accounts, "connected", lambda: {bot.self_id: bot})
+    await actions.bot_connected(bot)
+    for _ in range(500):  # until the timer's post went out
+        if any("超时" in t for t in sent.texts()):
+            break
+        await asyncio.sleep(0.01)
+    await settle()
+    posts = [d for api, d in sent.calls if api == "send_group_msg" and d["group_id"] == GROUP]
+    assert len(posts) == 1, sent.texts()
+    assert "［超时］" in Message(posts[0]["message"]).extract_plain_text()
