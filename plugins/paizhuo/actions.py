@@ -30,7 +30,7 @@ from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.numbers import parse_int
 from engine.settings import Setting, SettingError
-from plugins.paizhuo import accounts
+from plugins.paizhuo import accounts, ai_turn
 from plugins.paizhuo import tables as _tables
 from plugins.paizhuo.config import Config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
@@ -352,11 +352,13 @@ async def _due(table: Table) -> list[Outgoing]:
     user = table.seats[seat].user_id
     says = []
     if user in table.auto:
-        says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            says += adapter.auto_move(table.engine, table.seats, seat, "托管")
         log_event(table, "auto_move", seat)
     else:
         simple = table.setting("timeout_play") == "简单"
-        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:
@@ -434,8 +436,10 @@ def _computer_moves(table: Table) -> list[Say]:
         if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
             continue
         snapshot = adapter.dump(table.engine)
+        choice = await ai_turn.prepare(table, seat)
         try:
-            says += adapter.computer_turn(table.engine, table.seats, seat)
+            with ai_turn.deciding(choice):
+                says += adapter.computer_turn(table.engine, table.seats, seat)
         except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
             logger.exception(f"computer move failed group={table.group_id} seat={seat}")
             table.engine = adapter.load(snapshot)

@@ -41,7 +41,9 @@ class Config(BaseModel):
     ``COMMAND_WINDOW`` seconds and that sender's commands are ignored for
     ``COMMAND_SILENCE`` seconds (``COMMAND_LIMIT=0``: no limit). Refusals: more than ``REFUSAL_LIMIT`` refusals of one
     user's moves or answers in ``REFUSAL_WINDOW`` seconds and that user's further refusals
-    are dropped silently for ``REFUSAL_SILENCE`` seconds (``REFUSAL_LIMIT=0``: no limit)."""
+    are dropped silently for ``REFUSAL_SILENCE`` seconds (``REFUSAL_LIMIT=0``: no limit).
+    ``AI_WORKERS`` — worker processes for 电脑难度 困难's search (default 1);
+    ``AI_SEARCHES`` — searches running at once at most; more fall back to 普通 (default 2)."""
 
     DEFAULT_SEND_RATE: ClassVar[float] = 1.0
 
@@ -69,6 +71,8 @@ class Config(BaseModel):
     command_limit: int = 10
     command_window: float = 60.0
     command_silence: float = 60.0
+    ai_workers: int = 1
+    ai_searches: int = 2
 
     @field_validator("deal_seed", "send_rate", "send_interval", mode="before")
     @classmethod

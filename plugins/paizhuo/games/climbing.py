@@ -10,12 +10,13 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.ai.strategy import PlanStrategy, suggestions
+from engine.ai.strategy import suggestions
 from engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
 from engine.climbing import ClimbingGame, Move
 from engine.moves import any_beating
 from engine.readings import trailing_type_word
 from engine.strategy import LowestStrategy, Strategy
+from plugins.paizhuo.ai_turn import LeveledStrategy
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import plain
 
@@ -93,8 +94,9 @@ def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[in
 class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
-    strategy: Strategy = PlanStrategy()
-    """Moves of computer players, players in 托管 and timed-out players (G-6)."""
+    strategy: Strategy = LeveledStrategy()
+    """Moves of computer players, players in 托管 and timed-out players (G-6), at the
+    group's 电脑难度 (:mod:`plugins.paizhuo.ai_turn`)."""
     simple_strategy: Strategy = LowestStrategy()
     """The simple timeout rule a group may choose (超时代打 简单): pass when following
     (unless 把一必拦 forbids it), lead the lowest single."""
