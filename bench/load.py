@@ -13,7 +13,8 @@ ratios, failed moves (no answer within the timeout) and ``database is locked`` l
 the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
-``SEND_INTERVAL=0``); ``--think`` is a human think time in seconds before each move.
+``SEND_INTERVAL=0``), ``--rate R`` paces at R messages a second instead (``SEND_RATE``);
+``--think`` is a human think time in seconds before each move.
 ``--pictures`` turns the pictures on (``PAIZHUO_IMAGES=true``: the end-of-game details
 are drawn at every game end, with the font installed with the bot or ``PAIZHUO_FONT``);
 ``--picture-table`` also turns on 图片桌面 in every group (a table picture after every
@@ -214,20 +215,24 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 20, 200])
     parser.add_argument("--moves", type=int, default=600, help="accepted moves per run")
     parser.add_argument("--pacing", action="store_true", help="keep the default send pacing")
+    parser.add_argument("--rate", type=float, default=None,
+                        help="pace at this many messages a second (SEND_RATE)")
     parser.add_argument("--think", type=float, default=0.0, help="seconds before each move")
     parser.add_argument("--pictures", action="store_true", help="pictures on (PAIZHUO_IMAGES)")
     parser.add_argument("--picture-table", action="store_true",
                         help="pictures on and 图片桌面 on in every group")
     ns = parser.parse_args()
+    extra = None if ns.rate is None else {"SEND_RATE": f"{ns.rate:g}"}
+    pacing = ns.pacing or ns.rate is not None
+    label = f"SEND_RATE={ns.rate:g}" if ns.rate is not None else "on (default)" if ns.pacing else "off"
     shown = ("on, 图片桌面 on" if ns.picture_table else "on (details at game end)" if ns.pictures
              else "off")
-    print(f"pacing {'on (default)' if ns.pacing else 'off'}, think time {ns.think} s, "
-          f"{ns.moves} moves per run, pictures {shown}")
+    print(f"pacing {label}, think time {ns.think} s, {ns.moves} moves per run, pictures {shown}")
     print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked "
           "| 每步尝试 | 每步 CPU | 步/秒 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in ns.tables:
-        r = asyncio.run(run(k, max(ns.moves, 3 * k), ns.pacing, ns.think,
+        r = asyncio.run(run(k, max(ns.moves, 3 * k), pacing, ns.think, extra_env=extra,
                             pictures=ns.pictures, picture_table=ns.picture_table))
         print(f"| {k} | {r['moves']} | {r['p50'] * 1e3:.1f} ms | {r['p99'] * 1e3:.1f} ms | "
               f"{r['floor_p50'] * 1e3:.1f} ms | {r['floor_p99'] * 1e3:.1f} ms | "

@@ -26,6 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.ai.search import search_decide  # noqa: E402
 from engine.ai.strategy import PlanStrategy  # noqa: E402
 from engine.computer import choose_bid, choose_bury, choose_declare  # noqa: E402
 from engine.errors import MoveError  # noqa: E402
@@ -68,12 +69,25 @@ class Player:
 
 
 class Computer(Player):
-    """The computer player (电脑 seats, 托管, 提示)."""
+    """The computer player (电脑 seats, 托管, 提示) at 普通; ``cpu`` sums the seconds of
+    its play decisions and ``decisions`` counts them."""
 
     strategy = PlanStrategy()
 
+    def __init__(self) -> None:
+        self.cpu = 0.0
+        self.decisions = 0
+
     def play(self, game: Any, seat: int) -> Action:
+        t = time.process_time()
+        action = self.decide(game, seat)
+        self.cpu += time.process_time() - t
+        self.decisions += 1
+        return action
+
+    def decide(self, game: Any, seat: int) -> Action:
         return self.strategy.choose(game, seat)
+
 
     def bid(self, game: WGame, seat: int) -> int:
         return choose_bid(game.hands[seat], game.bid_options(seat), game.rules.shaanxi)
@@ -87,6 +101,28 @@ class Computer(Player):
     def declare(self, game: ZGame, seat: int) -> str:
         return choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
 
+
+class Old(Computer):
+    """The computer player as it was before the endgame rules (sure ways out, partners,
+    飞机 planning): ``PlanStrategy(sound=False)``."""
+
+    strategy = PlanStrategy(sound=False)
+
+
+class Hard(Computer):
+    """困难: :func:`engine.ai.search.search_decide` with ``samples`` deals per candidate,
+    seeded by the deal and move number."""
+
+    samples = 8
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__()
+        self.seed = seed
+        self.moves = 0
+
+    def decide(self, game: Any, seat: int) -> Action:
+        self.moves += 1
+        return search_decide(game.to_json(), seat, self.seed * 7919 + self.moves, self.samples)
 
 class Today(Player):
     """The 托管 the bot had before the computer player: FollowingStrategy (手把一:
@@ -152,8 +188,11 @@ def apply(game: Any, seat: int, action: Action) -> None:
         game.play(seat, list(action.cards))
 
 
-def play_deal(kind: str, players: int, rules: Any, seed: int, seats: list[Player]) -> dict:
-    """One game of a deal with the given policies; returns the engine's result."""
+def deal_to_play(kind: str, players: int, rules: Any, seed: int,
+                 seats: list[Player] | None = None) -> Any:
+    """A dealt game in its play phase: declarations, bids and burial by ``seats``
+    (the computer player's when ``None``)."""
+    seats = seats or [Computer() for _ in range(players)]
     if kind == "zhuatewu":
         game = ZGame.deal(players, rules, seed)
         for s in list(game.awaiting_declare()):
@@ -165,6 +204,12 @@ def play_deal(kind: str, players: int, rules: Any, seed: int, seats: list[Player
         game.bury(game.digger, seats[game.digger].bury(game, game.digger))
     else:
         game = SGame.deal(players, rules, seed)
+    return game
+
+
+def play_deal(kind: str, players: int, rules: Any, seed: int, seats: list[Player]) -> dict:
+    """One game of a deal with the given policies; returns the engine's result."""
+    game = deal_to_play(kind, players, rules, seed, seats)
     moves = 0
     while not game.over:
         seat = game.turn
@@ -175,7 +220,7 @@ def play_deal(kind: str, players: int, rules: Any, seed: int, seats: list[Player
     return game.result
 
 
-def run_deal(args: tuple[str, str, int]) -> tuple[float, float, float, float]:
+def run_deal(args: tuple) -> tuple[float, float, float, float, float, int]:
     """:func:`duplicate_deal`, with any failure turned into a ``RuntimeError`` that names
     the deal (engine errors do not cross process boundaries)."""
     try:
@@ -186,27 +231,43 @@ def run_deal(args: tuple[str, str, int]) -> tuple[float, float, float, float]:
         raise RuntimeError(f"deal {args}: {err!r}\n{traceback.format_exc()}") from None
 
 
-def duplicate_deal(name: str, field: str, seed: int) -> tuple[float, float, float, float]:
-    """One duplicate deal: the computer player in each seat in turn against the field,
-    then a baseline player in its place. Returns (computer mean points, computer win rate,
-    baseline mean points, baseline win rate) over the seats."""
+POLICIES = {"普通": Computer, "old": Old, "困难": Hard, "today": None, "random": None}
+"""Players a table can be made of: 普通 (the computer player), old (before the endgame
+rules), 困难 (search), today (the 托管 before the computer player), random."""
+
+
+def make(policy: str, seed: int, i: int) -> Player:
+    if policy == "today":
+        return Today()
+    if policy == "random":
+        return Random(seed * 31 + i)
+    if policy == "困难":
+        return Hard(seed * 31 + i)
+    return POLICIES[policy]()
+
+
+def duplicate_deal(name: str, field: str, seed: int, hero: str = "普通"
+                   ) -> tuple[float, float, float, float, float, int]:
+    """One duplicate deal: the ``hero`` player in each seat in turn against a ``field``
+    of another player, then a field player in its place. Returns (hero mean points, hero
+    win rate, baseline mean points, baseline win rate, hero CPU seconds, hero decisions)."""
     kind, players, rules = CONFIGS[name]
-
-    def field_player(i: int) -> Player:
-        return Today() if field == "today" else Random(seed * 31 + i)
-
-    ai_pts = ai_win = base_pts = base_win = 0.0
-    for hero in range(players):
-        seats = [field_player(i) for i in range(players)]
-        seats[hero] = Computer()
+    ai_pts = ai_win = base_pts = base_win = cpu = 0.0
+    decisions = 0
+    for seat in range(players):
+        seats = [make(field, seed, i) for i in range(players)]
+        seats[seat] = player = make(hero, seed, seat)
         res = play_deal(kind, players, rules, seed, seats)
-        ai_pts += res["points"][hero]
-        ai_win += res["results"][hero] == "win"
-        seats = [field_player(i) for i in range(players)]
+        ai_pts += res["points"][seat]
+        ai_win += res["results"][seat] == "win"
+        cpu += getattr(player, "cpu", 0.0)
+        decisions += getattr(player, "decisions", 0)
+        seats = [make(field, seed, i) for i in range(players)]
         res = play_deal(kind, players, rules, seed, seats)
-        base_pts += res["points"][hero]
-        base_win += res["results"][hero] == "win"
-    return ai_pts / players, ai_win / players, base_pts / players, base_win / players
+        base_pts += res["points"][seat]
+        base_win += res["results"][seat] == "win"
+    return (ai_pts / players, ai_win / players, base_pts / players, base_win / players,
+            cpu, decisions)
 
 
 def mean_ci(xs: list[float]) -> tuple[float, float]:
@@ -221,25 +282,33 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--games", nargs="*", default=list(CONFIGS), help="subset of the configs")
-    parser.add_argument("--field", nargs="*", default=["today", "random"])
+    parser.add_argument("--field", nargs="*", default=["today", "random"],
+                        help="opponents: today, random, old, 普通, 困难")
+    parser.add_argument("--hero", default="普通", help="the player measured: 普通, 困难, old")
+    parser.add_argument("--samples", type=int, default=Hard.samples,
+                        help="困难: deals per candidate")
     ns = parser.parse_args()
-    print(f"{ns.deals} duplicate deals per game and opponent field; 95% CI")
-    print("| 游戏 | 对手 | 电脑 积分/局 | 电脑 胜率 | 对照 积分/局 | 对照 胜率 |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    Hard.samples = ns.samples
+    print(f"{ns.deals} duplicate deals per game and opponent field; hero {ns.hero}; 95% CI")
+    print("| 游戏 | 对手 | 电脑 积分/局 | 电脑 胜率 | 对照 积分/局 | 对照 胜率 | 差 | CPU/决定 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     with ProcessPoolExecutor(ns.jobs) as pool:
         for name in ns.games:
             for field in ns.field:
                 t = time.perf_counter()
-                rows = list(pool.map(run_deal, [(name, field, s) for s in range(ns.deals)],
-                                     chunksize=20))
+                rows = list(pool.map(run_deal, [(name, field, s, ns.hero)
+                                                for s in range(ns.deals)],
+                                     chunksize=max(1, min(20, ns.deals // (2 * ns.jobs)))))
                 ai_m, ai_ci = mean_ci([r[0] for r in rows])
                 bs_m, bs_ci = mean_ci([r[2] for r in rows])
                 ai_w = sum(r[1] for r in rows) / len(rows)
                 bs_w = sum(r[3] for r in rows) / len(rows)
-                label = "今天的托管" if field == "today" else "随机合法"
+                diff_m, diff_ci = mean_ci([r[0] - r[2] for r in rows])
+                cpu = sum(r[4] for r in rows) / max(1, sum(r[5] for r in rows))
+                label = {"today": "今天的托管", "random": "随机合法"}.get(field, field)
                 print(f"| {name} | {label} | {ai_m:+.2f} ± {ai_ci:.2f} | {ai_w:.0%} | "
-                      f"{bs_m:+.2f} ± {bs_ci:.2f} | {bs_w:.0%} |  ({time.perf_counter() - t:.0f} s)",
-                      flush=True)
+                      f"{bs_m:+.2f} ± {bs_ci:.2f} | {bs_w:.0%} | {diff_m:+.2f} ± {diff_ci:.2f} | "
+                      f"{cpu * 1e3:.2f} ms |  ({time.perf_counter() - t:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

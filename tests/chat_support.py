@@ -74,6 +74,11 @@ def expect_group(ctx: Any, *parts: str, at: int | None = None, group: int = GROU
                         {"message_id": next(_msg_id)})
 
 
+def expect_reply(ctx: Any, event: Any, message: Any, result: Any) -> None:
+    """A plain reply to ``event`` in its group, sent through the send scheduler."""
+    ctx.should_call_api("send_group_msg", {"group_id": event.group_id, "message": message}, result)
+
+
 class Forward:
     """Equals a merged-forward message (合并转发) whose nodes' text, joined, contains every
     part (see :class:`Has`)."""

@@ -330,6 +330,8 @@ class OneBotSim:
       call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
     * ``action_delays`` – ``{action: seconds}``: calls of these actions are answered that
       much later (a slow implementation), e.g. ``{"get_friend_list": 1.0}``.
+    * ``hang_media`` – pictures (a message with an ``image`` segment) and merged-forward
+      messages are never answered, to anyone (a hung upload); plain text goes through.
     * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
       are implemented (as by NapCat; default) or answer retcode 1404 (unknown action).
 
@@ -369,6 +371,7 @@ class OneBotSim:
         self.hung: list[tuple[str, int, float]] = []
         self.forward_supported = True
         self.action_delays: dict[str, float] = {}
+        self.hang_media = False
         self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
         self.calls: list[ApiCall] = []
@@ -853,7 +856,8 @@ class OneBotSim:
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
         )
         hung = self.hang_group if kind == "group" else self.hang_private
-        if target in hung:
+        media = forward or any(seg.get("type") == "image" for seg in segments)
+        if target in hung or (media and self.hang_media):
             self.hung.append((kind, target, time.time()))
             await asyncio.get_running_loop().create_future()  # never answered
         group_ctx = target if kind == "group" else None
@@ -1203,8 +1207,10 @@ class BotProcess:
                 "SEND_INTERVAL": "0.005",
                 "SEND_RATE": "",
                 # Simulated players try moves until one is accepted and wait for each reply:
-                # no refusal limit unless a test asks for one (env={"REFUSAL_LIMIT": "5"}).
+                # no refusal or command limit unless a test asks for one
+                # (env={"REFUSAL_LIMIT": "5"}, env={"COMMAND_LIMIT": "10"}).
                 "REFUSAL_LIMIT": "0",
+                "COMMAND_LIMIT": "0",
                 # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
                 # "true"} turns the pictures on).
                 "PAIZHUO_IMAGES": "false",

@@ -1,10 +1,12 @@
-"""Watch whole games without QQ: ``python tools/watch_game.py [人数] [--game 游戏] [--games N]``.
+"""Watch whole games without QQ: ``python tools/watch_game.py [人数] [--game 游戏] [--games N]
+[--computers N]``.
 
 Starts the real bot (``bot.py``) on a free port with a throw-away database, connects the
 simulated OneBot v11 implementation (``tools/onebot_sim.py``) over a real reverse
 WebSocket, seats simulated players in a group and plays the game (抓特务 by default; 挖坑,
 手把一) to the end, printing every message the group and each player received. Finally
-asks ``/战绩`` for the first player.
+asks ``/战绩`` for the first player. With ``--computers N``, the last N seats are computer
+players (电脑, seated with ``/加机器人``) and the bot plays them.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
-from tools.players import SimPlayer, next_game, play_table  # noqa: E402
+from tools.players import SimPlayer, continue_table, next_game, play_table  # noqa: E402
 
 GROUP = 20001
 NAMES = ["甲", "乙", "丙", "丁", "戊", "己"]
@@ -36,22 +38,43 @@ def printer(sim: OneBotSim, names: dict[int, str]):
     return show
 
 
-async def main(game: str, size: int, games: int, seed: int | None) -> int:
+async def with_computers(sim: OneBotSim, players: list[SimPlayer], game_args: str,
+                         computers: int) -> Sent | None:
+    """Open the table with ``players``, fill it with ``computers`` computer players and
+    play the game to its end (returned)."""
+    since = sim.mark()
+    await sim.group_message(GROUP, players[0].user_id, f"/开局 {game_args}")
+    await sim.wait_for_text("开了一桌", kind="group", since=since)
+    for p in players[1:]:
+        since = sim.mark()
+        await sim.group_message(GROUP, p.user_id, "/加入")
+        await sim.wait_for_text("入座", kind="group", since=since)
+    since = sim.mark()
+    await sim.group_message(GROUP, players[0].user_id, f"/加机器人 {computers}")
+    return await continue_table(sim, GROUP, players, since=since)
+
+
+async def main(game: str, size: int, games: int, seed: int | None, computers: int = 0) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bot = BotProcess(Path(tmp) / "bot.log", access_token="watch",
                          database_url=f"sqlite+aiosqlite:///{tmp}/watch.db", log_level="WARNING",
                          env={"DEAL_SEED": str(seed)} if seed is not None else None)
         await bot.start()
         sim = OneBotSim(self_id=10001)
-        players = [SimPlayer(1001 + i, NAMES[i], declare=DECLARE[i]) for i in range(size)]
+        players = [SimPlayer(1001 + i, NAMES[i], declare=DECLARE[i]) for i in range(size - computers)]
         for p in players:
             sim.add_member(GROUP, p.user_id, p.name)
             sim.add_friend(p.user_id, p.name)
         sim.listeners.append(printer(sim, {p.user_id: p.name for p in players}))
         try:
             await sim.connect(bot.url, "watch")
-            print(f"=== {game} {size} 人局，连打 {games} 局（模拟玩家）===\n")
-            end = await play_table(sim, GROUP, players, f"{game} {size}人" if game != "挖坑" else "挖坑")
+            who = f"，其中 {computers} 个电脑" if computers else ""
+            print(f"=== {game} {size} 人局{who}，连打 {games} 局（模拟玩家）===\n")
+            args = f"{game} {size}人" if game != "挖坑" else "挖坑"
+            if computers:
+                end = await with_computers(sim, players, args, computers)
+            else:
+                end = await play_table(sim, GROUP, players, args)
             for _ in range(games - 1):
                 end = await next_game(sim, GROUP, players) if end is not None else None
             await sim.wait_idle(quiet=0.3)
@@ -77,6 +100,9 @@ if __name__ == "__main__":
     parser.add_argument("--game", default="抓特务", choices=["抓特务", "挖坑", "手把一"])
     parser.add_argument("--games", type=int, default=1, help="连打几局（抓特务第二局起有进贡）")
     parser.add_argument("--seed", type=int, default=None, help="固定发牌种子（可复现）")
+    parser.add_argument("--computers", type=int, default=0, help="其中几个座位是电脑玩家")
     ns = parser.parse_args()
     size = 3 if ns.game == "挖坑" else ns.size
-    sys.exit(asyncio.run(main(ns.game, size, ns.games, ns.seed)))
+    if not 0 <= ns.computers < size:
+        parser.error("--computers：至少留一个座位给人")
+    sys.exit(asyncio.run(main(ns.game, size, ns.games, ns.seed, ns.computers)))

@@ -46,10 +46,11 @@ class Group:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class GameShape:
     """What the planner needs of one game's rules: chain families, rank weights, whether
-    fours are bombs, and which sets carry kickers."""
+    fours are bombs, and which sets carry kickers. Compared and hashed by identity
+    (:func:`shape_of` makes one per rule object; plan caches key on it)."""
 
     chains: tuple[ChainSpec, ...]
     weight: tuple[int, ...]
@@ -57,6 +58,7 @@ class GameShape:
     triple_kicker: bool
     bare_triple: bool
     four_kickers: bool
+    planes: bool = False
 
 
 _SET_KIND = {1: "single", 2: "pair", 3: "triple", 4: "four"}
@@ -73,9 +75,12 @@ def shape_of(rules: Any) -> GameShape:
     kinds = {p[1].kind for p in probe}
     probe4 = legal_leads(pack_counts([4, 1, 1] + [0] * 12), rules)
     kinds4 = {p[1].kind for p in probe4}
+    probe8 = legal_leads(pack_counts([3, 3, 1, 1] + [0] * 11), rules)
+    planes = any(p[1].kind == "triple_one" and p[1].size == 8 for p in probe8)
     return GameShape(chains=tuple(sorted(chains, key=lambda s: -s.width)), weight=weight,
                      bombs=gen.has_bombs, triple_kicker="triple_one" in kinds,
-                     bare_triple="triple" in kinds, four_kickers="four_two" in kinds4)
+                     bare_triple="triple" in kinds, four_kickers="four_two" in kinds4,
+                     planes=planes)
 
 
 def _windows(spec: ChainSpec, counts: list[int]) -> list[tuple[int, int]]:
@@ -147,4 +152,30 @@ def plan_hand(counts: list[int] | tuple[int, ...], shape: GameShape) -> list[Gro
         if id(g) in carried or (g.kind == "single" and g.ranks[0] in used):
             continue
         out.append(g)
+    if shape.planes:
+        out = _planes(out)
     return groups + out
+
+
+def _planes(groups: list[Group]) -> list[Group]:
+    """Join 三带一 of consecutive ranks (3 … A) into one 飞机 (S-3: a chain of 三带一 is
+    one play), so the plan counts it as one."""
+    trips = sorted((g for g in groups if g.kind == "triple_one" and len(g.ranks) == 1),
+                   key=lambda g: g.ranks[0])
+    if len(trips) < 2:
+        return groups
+    runs: list[list[Group]] = [[trips[0]]]
+    for g in trips[1:]:
+        if g.ranks[0] == runs[-1][-1].ranks[0] + 1 and g.ranks[0] <= 11:
+            runs[-1].append(g)
+        else:
+            runs.append([g])
+    out = [g for g in groups if not (g.kind == "triple_one" and len(g.ranks) == 1)]
+    for run in runs:
+        if len(run) == 1:
+            out.append(run[0])
+            continue
+        ranks = tuple(r for g in run for r in g.ranks)
+        kickers = tuple(k for g in run for k in g.kickers)
+        out.append(Group("triple_one", ranks, 3, kickers))
+    return out

@@ -23,6 +23,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
+from engine.ai.endgame import NODE_LIMIT, Oracle, headsup_move, sure_line
 from engine.ai.plan import GameShape, Group, plan_hand, shape_of
 from engine.ai.view import View, view_of
 from engine.movegen import Play, pack_cards, pack_counts, unpack
@@ -65,18 +66,39 @@ def _group_sure(group: Group, unseen: list[int], weight: tuple[int, ...]) -> boo
 
 class PlanStrategy:
     """Computer player / 托管 / 提示 strategy for every climbing game (see the module
-    doc). ``choose(game, seat)`` reads only :func:`~engine.ai.view.view_of`."""
+    doc). ``choose(game, seat)`` reads only :func:`~engine.ai.view.view_of`. ``sound``
+    as in :func:`decide`."""
+
+    def __init__(self, sound: bool = True) -> None:
+        self.sound = sound
 
     def choose(self, game: Any, seat: int) -> Action:
         """The action for ``seat`` (whose turn it is) in a game in its play phase."""
-        return decide(view_of(game, seat), tuple(game.protected()))
+        return decide(view_of(game, seat), tuple(game.protected()), self.sound)
 
 
-def decide(view: View, protected: tuple[int, ...] = ()) -> Action:
+def decide(view: View, protected: tuple[int, ...] = (), sound: bool = True,
+           line_limit: int = NODE_LIMIT, line_cards: int = 99) -> Action:
     """The action for the seat of ``view``: a play (with its reading, for the trusted
     apply path) or pass. ``protected`` are cards a rank-only choice takes last (spy
-    cards, G-1). Always legal for a game in its play phase."""
-    play = choose_lead(view) if view.lead is None else choose_follow(view)
+    cards, G-1). Always legal for a game in its play phase.
+
+    With ``sound`` (普通 and above) a sure way out (:func:`~engine.ai.endgame.sure_line`)
+    is taken first (searching at most ``line_limit`` plays, with at most ``line_cards``
+    cards in hand), then a won heads-up ending (:func:`~engine.ai.endgame.headsup_move`),
+    and the endgame rules of the
+    module doc apply; without it the planner plays as it did before them (kept to measure
+    against)."""
+    line = sure_line(view, line_limit) if sound and len(view.hand) <= line_cards else None
+    found, ahead = headsup_move(view) if sound and not line else (False, None)
+    if line:
+        play: Play | None = line[0]
+    elif found:
+        play = ahead
+    elif view.lead is None:
+        play = choose_lead(view, sound)
+    else:
+        play = choose_follow(view, sound)
     if play is None:
         return PASS
     cards = cards_for(play, list(view.hand), protected)
@@ -100,8 +122,8 @@ def _plays_of(gen: Any, hand: int, counts: list[int], packed: int, size: int) ->
     return out
 
 
-def choose_lead(view: View) -> Play:
-    """The lead (G-3: a leader must play)."""
+def choose_lead(view: View, sound: bool = True) -> Play:
+    """The lead (G-3: a leader must play). ``sound`` as in :func:`decide`."""
     gen = generator(view.rules)
     shape = shape_of(view.rules)
     hand = pack_cards(view.hand)
@@ -109,8 +131,13 @@ def choose_lead(view: View) -> Play:
     whole = [p for p in _plays_of(gen, hand, counts, hand, sum(counts)) if not p[1].bomb]
     if whole:
         return whole[0]  # the whole hand in one play
+    if sound:
+        fed = _feed_partner(view, gen, hand)
+        if fed is not None:
+            return fed
     unseen = _unseen(view)
     weight = shape.weight
+    oracle = Oracle(view) if sound else None
     options: list[tuple[Group, Play, bool]] = []
     for g in plan_hand(counts, shape):
         plays = [p for p in _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
@@ -118,7 +145,10 @@ def choose_lead(view: View) -> Play:
         if not plays:
             continue
         play = next((p for p in plays if p[1].kind == g.kind), plays[0])
-        sure = g.kind == "bomb" or _group_sure(g, unseen, weight)
+        if oracle is not None:
+            sure = not oracle.beatable(play[1])
+        else:
+            sure = g.kind == "bomb" or _group_sure(g, unseen, weight)
         options.append((g, play, sure))
     if not options:
         return next(gen.iter_leads(hand))
@@ -129,12 +159,21 @@ def choose_lead(view: View) -> Play:
 
     def low_key(o: tuple[Group, Play, bool]) -> tuple:
         g, play, _sure = o
+        if sound and play[1].kind != "single":
+            # Shed several low cards before one low single (a chain or set of low ranks
+            # is harder to get rid of later than a single).
+            return (weight[g.ranks[0]] - 1.5 * len(g.ranks) - 0.5 * (g.width - 1),
+                    -play[1].size)
         return (weight[g.ranks[0]], -play[1].size)
 
     weak = sorted((o for o in options if not o[2]), key=low_key)
     strong = sorted((o for o in options if o[2] and not o[1][1].bomb), key=low_key)
     if len(weak) <= 1 and strong:
         return strong[0][1]
+    if sound and len(weak) == 2 and not strong and len(options) == 2:
+        # Two groups left, neither sure: lead the one the others are less likely to
+        # beat (more cards, then higher), keeping the other to go out with.
+        return max(weak, key=lambda o: (o[1][1].size, o[1][1].key))[1]
     pool = weak or strong or sorted(options, key=low_key)
     if short <= 2:
         fitting = [o for o in pool if o[1][1].size != short or o[1][1].kind not in ("single", "pair")]
@@ -142,6 +181,46 @@ def choose_lead(view: View) -> Play:
             return fitting[0][1]
         return max(pool, key=low_key)[1]  # only what they could follow: lead the highest
     return pool[0][1]
+
+
+def _feed_partner(view: View, gen: Any, hand: int) -> Play | None:
+    """A known partner next to act holds one card and no opponent is as short: lead the
+    lowest single, which the partner can beat to go out."""
+    nxt = view.next_seat
+    if nxt not in view.partners or view.counts[nxt] != 1:
+        return None
+    if any(view.counts[s] == 1 for s in _active_opponents(view)):
+        return None
+    oracle = Oracle(view)
+    for p in gen.iter_leads(hand):
+        if p[1].kind != "single":
+            break
+        if oracle.rest_legal(hand - p[0]):
+            return p
+    return None
+
+
+def _next_with_cards(view: View, seat: int) -> int:
+    """The first seat after ``seat`` still holding cards (``seat`` itself if none)."""
+    s = seat
+    for _ in range(view.players):
+        s = (s + 1) % view.players
+        if view.counts[s]:
+            return s
+    return seat
+
+
+def _opponent_acts_before(view: View, owner: int) -> bool:
+    """Whether an active opponent (or a seat of unknown side) acts after this seat and
+    before ``owner`` gets the trick back."""
+    s = view.seat
+    for _ in range(view.players):
+        s = (s + 1) % view.players
+        if s == owner:
+            return False
+        if view.counts[s] and s not in view.partners:
+            return True
+    return False
 
 
 def _candidates(view: View, hand: int) -> list[Play]:
@@ -163,8 +242,8 @@ def _candidates(view: View, hand: int) -> list[Play]:
     return out
 
 
-def choose_follow(view: View) -> Play | None:
-    """A follow, or ``None`` to pass."""
+def choose_follow(view: View, sound: bool = True) -> Play | None:
+    """A follow, or ``None`` to pass. ``sound`` as in :func:`decide`."""
     assert view.lead is not None
     owner, to_beat = view.lead
     shape = shape_of(view.rules)
@@ -202,6 +281,20 @@ def choose_follow(view: View) -> Play | None:
         return best
     opponents = _active_opponents(view)
     partner_wins = owner in view.partners
+    if sound and partner_wins:
+        if not view.counts[owner]:
+            # The partner went out with it (G-3 接风): if every seat passes, the lead goes
+            # to the partner's 下家 — take the trick unless that seat is on this side.
+            heir = _next_with_cards(view, owner)
+            if heir == view.seat or heir in view.partners:
+                return None
+            return best
+        elif not _opponent_acts_before(view, owner):
+            return None  # the partner wins the trick unless this seat beats it
+    if sound and _never_played_risk(view, opponents):
+        return best
+    if sound and _leave_the_block(view, owner, to_beat, counts, best, shape):
+        return None
     danger = owner not in view.partners and view.counts[owner] <= max(2, to_beat.size)
     if partner_wins and not any(view.counts[s] <= 2 for s in opponents if s not in view.partners):
         return None
@@ -216,6 +309,37 @@ def choose_follow(view: View) -> Play | None:
         # Heads-up, a pass hands the lead over for good: keep the tempo.
         return best
     return None
+
+
+def _leave_the_block(view: View, owner: int, to_beat: Any, counts: tuple[int, ...],
+                     best: Play, shape: GameShape) -> bool:
+    """手把一 (S-4): a 把一 opponent's single stands, another seat still acts before the
+    owner (把一必拦 makes the last of them beat it if they can), and beating it here would
+    leave only singles to lead into the 把一 player (包赔): pass and let them block."""
+    if type(view.rules).__name__ != "SRules" or not getattr(view.rules, "must_block", False):
+        return False
+    if to_beat.kind != "single" or view.counts[owner] != 1 or owner in view.partners:
+        return False
+    s, blockers = view.seat, 0
+    for _ in range(view.players):
+        s = (s + 1) % view.players
+        if s == owner:
+            break
+        if view.counts[s]:
+            blockers += 1
+    if not blockers:
+        return False
+    pc = unpack(best[0])
+    rest = tuple(counts[r] - pc[r] for r in range(15))
+    return all(g.kind == "single" for g in plan_hand(rest, shape))
+
+
+def _never_played_risk(view: View, opponents: list[int]) -> bool:
+    """手把一 (S-6): this seat has not played yet and an opponent is about to go out —
+    any play now halves the loss."""
+    if type(view.rules).__name__ != "SRules" or view.seat in view.played:
+        return False
+    return any(view.counts[s] <= 3 for s in opponents)
 
 
 def suggestions(game: Any, seat: int, limit: int = 5) -> tuple[Action, list[Action]]:

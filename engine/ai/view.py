@@ -35,7 +35,11 @@ class View:
     * ``may_pass`` — passing is allowed now (S-4 把一必拦 may forbid it);
     * ``next_seat`` — the next seat to act after this one;
     * ``single_watch`` — S-4 包赔 applies to singles played now (the next seat to act
-      holds one card and the setting is on).
+      holds one card and the setting is on);
+    * ``known_out`` — packed rank multiset of cards the seat knows are out of play (the
+      挖坑 digger's buried cards, W-3);
+    * ``played`` — seats that have made a play in this game (public; S-6 doubles the loss
+      of a player who never played).
     """
 
     seat: int
@@ -51,6 +55,8 @@ class View:
     may_pass: bool
     next_seat: int
     single_watch: bool = False
+    known_out: int = 0
+    played: frozenset[int] = frozenset()
 
 
 def _spy_knowledge(game: Any, seat: int) -> tuple[frozenset[int], frozenset[int]]:
@@ -115,11 +121,15 @@ def view_of(game: Any, seat: int) -> View:
     next_seat = game.next_active(seat) if any(game.hands) else seat
     watch = bool(getattr(game.rules, "baopei", False)) and len(game.hands[next_seat]) == 1 \
         and next_seat != seat
+    known_out = 0
+    if kind == "WGame" and seat == game.digger:
+        known_out = pack_cards(getattr(game, "buried", ()) or ())
+    played = frozenset(s for s, cards in game.log if cards)
     return View(seat=seat, players=game.players, rules=game.rules,
                 hand=tuple(game.hands[seat]), counts=tuple(len(h) for h in game.hands),
                 lead=lead, seen=seen, partners=partners, opponents=opponents,
                 out=tuple(game.out), may_pass=may_pass, next_seat=next_seat,
-                single_watch=watch)
+                single_watch=watch, known_out=known_out, played=played)
 
 
 # ---- 记牌器: what a seat has not seen --------------------------------------------------------

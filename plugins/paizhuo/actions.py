@@ -29,7 +29,7 @@ from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.numbers import parse_int
 from engine.settings import Setting, SettingError
-from plugins.paizhuo import accounts, ordering
+from plugins.paizhuo import accounts, ai_turn, ordering
 from plugins.paizhuo import tables as _tables
 from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
@@ -52,6 +52,7 @@ from plugins.paizhuo.pictures import (
     table_picture,
     take_later,
 )
+from plugins.paizhuo.runs import assemble, dump_outs, load_outs, only_at
 from plugins.paizhuo.tables import (
     FINISHED,
     PLAYING,
@@ -85,20 +86,34 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
     """An adapter's :class:`Say` list as messages to the group and the seated users
     (computer players get no private messages). Once no secret phase runs, its group
     messages release held failure notices (G-4). A private message that is just the
-    seat's current hand is a hand update: a newer one replaces it while it waits."""
+    seat's current hand is a hand update: a newer one replaces it while it waits. The
+    private messages of a seat the game waits for are urgent (sent before the others)."""
     release = table.engine is None or not table.adapter.secret_phase(table.engine)
+    acting = _acting_seats(table) if release else set()
     outs = []
     for s in says:
         if s.seat is None:
-            outs.append(group(table.group_id, s.message, release))
+            out = group(table.group_id, s.message, release)
+            out.prompt = s.prompt
+            outs.append(out)
             continue
         if is_computer(table.seats[s.seat].user_id):
             continue
         out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
         if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
             out.coalesce = "hand"
+        out.urgent = s.seat in acting
         outs.append(out)
     return outs
+
+
+def _acting_seats(table: Table) -> set[int]:
+    """The seats the game waits for now: their private messages (a hand with the bottom,
+    a hand after tribute, a question) go before other waiting messages. Empty during a
+    secret phase, so the group's messages never wait on a hidden role's (G-4)."""
+    if table.engine is None or table.adapter.is_over(table.engine):
+        return set()
+    return set(table.adapter.waiting_seats(table.engine))
 
 
 RESTART_AFTER = timedelta(seconds=0.5)
@@ -329,18 +344,21 @@ async def _due(table: Table) -> list[Outgoing]:
     adapter = table.adapter
     if adapter.prompt_seconds(table.engine):
         log_event(table, "prompt_timeout")
-        return await _commit(table, says_to_outs(table, adapter.timeout(table.engine, table.seats)))
+        return await _commit(table, says_to_outs(table, adapter.timeout(table.engine, table.seats)),
+                             paused=True)
     seat = adapter.acting_seat(table.engine)
     if seat is None:
         return []
     user = table.seats[seat].user_id
     says = []
     if user in table.auto:
-        says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            says += adapter.auto_move(table.engine, table.seats, seat, "托管")
         log_event(table, "auto_move", seat)
     else:
         simple = table.setting("timeout_play") == "简单"
-        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:
@@ -348,7 +366,7 @@ async def _due(table: Table) -> list[Outgoing]:
             says.append(Say(f"{table.seats[seat].name} 连续两次超时，进入托管：机器人代打，"
                             "发送任意出牌命令或 /托管 即可取消。"))
             log_event(table, "auto_on", seat)
-    return await _commit(table, says_to_outs(table, says))
+    return await _commit(table, says_to_outs(table, says), paused=True)
 
 
 def warning_text(table: Table, now) -> str:
@@ -362,34 +380,66 @@ def warning_text(table: Table, now) -> str:
     return f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}。"
 
 
-def _auto_passes(table: Table) -> list[Outgoing]:
-    """要不起自动过: while the human to act cannot beat the table, pass for them at once
-    (G-3) and say so. Computer players and players in 托管 decide for themselves."""
-    adapter = table.adapter
-    says: list[Say] = []
-    while not adapter.is_over(table.engine) and adapter.cannot_beat(table.engine):
-        seat = adapter.acting_seat(table.engine)
-        user = table.seats[seat].user_id
-        if is_computer(user) or user in table.auto:
-            break
-        says += adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
-        log_event(table, "auto_pass", seat)
-    return says_to_outs(table, says)
+RUN_LIMIT = 12
+"""Most automatic moves in one post when nobody decides for a long time (only computer
+players and players in 托管 left, or a person who went out): the run posts and pauses
+again after this many."""
 
 
-async def _computers_act(table: Table) -> list[Outgoing]:
-    """Every computer player the game waits for acts (under the lock), through the same
-    engine calls, save and announcement as a human's move."""
+def _next_automatic(table: Table) -> str | None:
+    """What the game waits for next when nobody has to decide: ``"computer"`` (a computer
+    player plays, bids, or every seat asked a question outside a secret phase is a
+    computer), ``"auto"`` (a player in 托管 to act), ``"pass"`` (要不起自动过: the person
+    to act cannot beat the table, G-3); ``None`` when a person decides now, a secret
+    phase waits (G-4) or the game is over."""
     adapter = table.adapter
-    table.computer_at = None
-    secret = adapter.secret_phase(table.engine)
+    if not table.playing or adapter.is_over(table.engine):
+        return None
+    if adapter.prompt_seconds(table.engine):
+        waiting = adapter.waiting_seats(table.engine)
+        if (waiting and not adapter.secret_phase(table.engine)
+                and all(is_computer(table.seats[s].user_id) for s in waiting)):
+            return "computer"
+        return None
+    seat = adapter.acting_seat(table.engine)
+    if seat is None:
+        return None
+    user = table.seats[seat].user_id
+    if is_computer(user):
+        return "computer"
+    if user in table.auto:
+        return "auto"
+    if table.setting("auto_pass") and adapter.cannot_beat(table.engine):
+        return "pass"
+    return None
+
+
+def _automatic_move(table: Table, kind: str) -> list[Say]:
+    """Make one automatic move of :func:`_next_automatic`'s ``kind`` (under the lock)."""
+    adapter = table.adapter
+    if kind == "computer":
+        return _computer_moves(table)
+    seat = adapter.acting_seat(table.engine)
+    if kind == "auto":
+        log_event(table, "auto_move", seat)
+        return adapter.auto_move(table.engine, table.seats, seat, "托管")
+    log_event(table, "auto_pass", seat)
+    return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+
+
+def _computer_moves(table: Table) -> list[Say]:
+    """Every computer player the game waits for acts, through the same engine calls as a
+    human's move; a failing strategy falls back to the timeout rule (never stalls)."""
+    adapter = table.adapter
     says: list[Say] = []
     for seat in adapter.waiting_seats(table.engine):
         if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
             continue
         snapshot = adapter.dump(table.engine)
+        choice = await ai_turn.prepare(table, seat)
         try:
-            says += adapter.computer_turn(table.engine, table.seats, seat)
+            with ai_turn.deciding(choice):
+                says += adapter.computer_turn(table.engine, table.seats, seat)
         except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
             logger.exception(f"computer move failed group={table.group_id} seat={seat}")
             table.engine = adapter.load(snapshot)
@@ -398,8 +448,19 @@ async def _computers_act(table: Table) -> list[Outgoing]:
             elif adapter.acting_seat(table.engine) == seat:
                 says += adapter.auto_move(table.engine, table.seats, seat, "超时")
         log_event(table, "computer_move", seat)
+    return says
+
+
+async def _computers_act(table: Table) -> list[Outgoing]:
+    """The computer players' pause ran out (under the lock): they act, and the run goes
+    on through every automatic move up to the next person's decision (see
+    :func:`_commit`)."""
+    adapter = table.adapter
+    table.computer_at = None
+    secret = adapter.secret_phase(table.engine)
+    says = _computer_moves(table)
     keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
-    return await _commit(table, says_to_outs(table, says), keep)
+    return await _commit(table, says_to_outs(table, says), keep, paused=True)
 
 
 def numbered(message: Message, number: int | None) -> Message:
@@ -409,15 +470,75 @@ def numbered(message: Message, number: int | None) -> Message:
     return message + MessageSegment.text(f"\n本群第 {number} 局，/对局 {number} 查看复盘。")
 
 
-async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False) -> list[Outgoing]:
-    """After an accepted change: record the game if it is over, re-arm the timers, save
-    (before anything is sent) and return the messages with the end message added.
-    ``keep_deadline``: the change happened within a secret phase, whose time limit must
-    not move (G-4: it would tell that someone answered)."""
+def _actor(table: Table) -> str | None:
+    """The user who must decide now (the only one a post may @-mention), if any."""
+    if not table.playing or table.adapter.is_over(table.engine):
+        return None
+    seat = table.adapter.acting_seat(table.engine)
+    if seat is None:
+        return None
+    user = table.seats[seat].user_id
+    return None if is_computer(user) or user in table.auto else user
+
+
+def _at_actor_only(table: Table, message: Message) -> Message:
+    """``message`` (the table with its prompt) @-mentioning only the user who must decide
+    now: a player in 托管 is named, not @-mentioned."""
+    return only_at(message, _actor(table), {s.user_id: s.name for s in table.seats})
+
+
+def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
+    """The run's messages kept with the table and ``last`` as one post (``runs.assemble``);
+    the table keeps none any more."""
+    earlier = load_outs(table.pending)
+    table.pending = []
+    names = {s.user_id: s.name for s in table.seats}
+    # Every move leaves the prompt for the turn after it: the latest one is current while
+    # the game waits for one seat's move, and none is when it waits for private answers
+    # (扣底, 还贡, 明/暗) or is over.
+    turn = (table.engine is not None and not table.adapter.is_over(table.engine)
+            and table.adapter.acting_seat(table.engine) is not None)
+    return assemble(earlier, last, _actor(table), names, prompt=turn)
+
+
+async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,
+                  paused: bool = False) -> list[Outgoing]:
+    """After an accepted change: run the automatic moves that follow, save, and return the
+    messages to post (with the end message when the game is over).
+
+    Automatic moves (:func:`_next_automatic`) continue the change's run: 要不起自动过 at
+    once, in the same save as the change; a computer player or a player in 托管 only after
+    the pause (``paused``: this change is that pause's timer, or a timeout): before it,
+    the messages are kept with the table (``Table.pending``) and the timer is armed. A
+    paused run saves each move before the next (save before effect) and posts once, after
+    its last save, when a person must decide (or the game is over, or after
+    :data:`RUN_LIMIT` moves): one post with every move in order, ending with the prompt
+    that @-mentions only that person. ``keep_deadline``: the change happened within a
+    secret phase, whose time limit must not move (G-4: it would tell that someone
+    answered)."""
     adapter = table.adapter
-    if table.playing and table.setting("auto_pass"):
-        outs += _auto_passes(table)
+    moves = 0
+    while (kind := _next_automatic(table)) is not None:
+        if not paused and kind != "pass":
+            table.pending += dump_outs(outs)  # the pause comes first: the post waits for the run
+            table.rearm()
+            await REGISTRY.save(table)
+            schedule(table)
+            return []
+        if moves >= RUN_LIMIT:
+            outs = _post(table, outs)  # a long run: post what it has, pause again
+            table.rearm()
+            await REGISTRY.save(table)
+            schedule(table)
+            return outs
+        table.pending += dump_outs(outs)
+        if paused:  # each move of the run is saved before the next one is made
+            table.rearm()
+            await REGISTRY.save(table)
+        outs = says_to_outs(table, _automatic_move(table, kind))
+        moves += 1
     if table.playing and adapter.is_over(table.engine):
+        outs = _post(table, outs)
         record, message, number = await REGISTRY.record_finished(table)
         log_event(table, "finished", number=number)
         end = group(table.group_id, numbered(message, number))
@@ -433,6 +554,7 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
             schedule(table)
             return outs
     else:
+        outs = _post(table, outs)
         if not keep_deadline:
             table.rearm()
         await REGISTRY.save(table)
@@ -860,6 +982,7 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         if REGISTRY.get(group_id) is not table:
             return [reply(group_id, user_id, "本群没有牌桌。")]
         unscored = table.playing
+        held = _post(table, []) if table.pending else []  # moves made but not yet posted
         number = None
         # a void game keeps no secret: hidden roles, hands and cards are shown (G-4)
         shown = table.adapter.reveal(table.engine, table.seats) if unscored else ""
@@ -873,8 +996,8 @@ async def end_table(bot: Bot, group_id: str, user_id: str, is_manager: bool) -> 
         note = "，本局不计分" if unscored else ""
         if number:
             note += f"，记为第 {number} 局（作废），/对局 {number} 可复盘"
-        return [group(group_id, f"牌桌已关闭（{table.game}{note}）。" + (f"\n{shown}" if shown else ""),
-                      release=True)]
+        return held + [group(group_id, f"牌桌已关闭（{table.game}{note}）。" + (f"\n{shown}" if shown else ""),
+                             release=True)]
 
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
@@ -1064,7 +1187,8 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
         if table.status == WAITING:
             msg = plain(f"【{table.game}】等人入座：{seat_list(table)}，{JOIN_HINT}。")
         else:
-            msg = with_time_left(table, table.adapter.table(table.engine, table.seats))
+            msg = with_time_left(table, _at_actor_only(
+                table, table.adapter.table(table.engine, table.seats)))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
     await deliver(bot, [group(group_id, msg)])
@@ -1226,7 +1350,7 @@ async def announce_resumed(bot: Bot) -> None:
             if not table.playing or _timer_due(table):
                 continue
             msg = plain("机器人已重启，牌局继续：\n") + with_time_left(
-                table, table.adapter.table(table.engine, table.seats))
+                table, _at_actor_only(table, table.adapter.table(table.engine, table.seats)))
         await deliver(bot, [group(group_id, msg)])
 
 

@@ -13,7 +13,8 @@ class Config(BaseModel):
     ``DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
-    acts, so people can follow the table.
+    acts, so people can follow the table: once per run of automatic moves, which goes
+    out as one post (``runs.py``).
     ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
     off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
     start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see
@@ -27,23 +28,31 @@ class Config(BaseModel):
     process's write lock before the change fails (and is undone).
 
     Sending (发送, QQ rate limits / 风控): ``SEND_RATE`` — messages per second the account
-    may send on average (default 8; ``0``: no pacing); ``SEND_BURST`` — how many may go at
-    once after a quiet spell (default 8); ``SEND_INTERVAL`` — older setting, used when
+    may send on average (default 1, as go-cqhttp's own limiter; ``0``: no pacing);
+    ``SEND_BURST`` — how many may go at once after a quiet spell (default 3: one move's
+    group message and hand); ``SEND_INTERVAL`` — older setting, used when
     ``SEND_RATE`` is not given: least seconds between two messages (rate ``1/interval``);
     ``ONEBOT_CALL_TIMEOUT`` — seconds one OneBot call may take before it counts as failed
     (default 5); ``SEND_RETRIES`` — tries of a failed group message; ``SEND_BACKOFF_MAX``
     — longest pause, in seconds, of a conversation (group or private chat) whose sends
-    keep failing (muted, kicked). Refusals: more than ``REFUSAL_LIMIT`` refusals of one
+    keep failing (muted, kicked). ``SEND_THROTTLE_CONVERSATIONS`` conversations failing
+    within ``SEND_THROTTLE_WINDOW`` seconds slow the whole account down (halved, one step
+    back each ``SEND_RECOVER_AFTER`` quiet seconds). Commands: more than
+    ``COMMAND_LIMIT`` commands of one sender (moves and private answers excepted) in
+    ``COMMAND_WINDOW`` seconds and that sender's commands are ignored for
+    ``COMMAND_SILENCE`` seconds (``COMMAND_LIMIT=0``: no limit). Refusals: more than ``REFUSAL_LIMIT`` refusals of one
     user's moves or answers in ``REFUSAL_WINDOW`` seconds and that user's further refusals
-    are dropped silently for ``REFUSAL_SILENCE`` seconds (``REFUSAL_LIMIT=0``: no limit)."""
+    are dropped silently for ``REFUSAL_SILENCE`` seconds (``REFUSAL_LIMIT=0``: no limit).
+    ``AI_WORKERS`` — worker processes for 电脑难度 困难's search (default 1);
+    ``AI_SEARCHES`` — searches running at once at most; more fall back to 普通 (default 2)."""
 
-    DEFAULT_SEND_RATE: ClassVar[float] = 8.0
+    DEFAULT_SEND_RATE: ClassVar[float] = 1.0
 
     database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
     database_busy_timeout: float = 30.0
     deal_seed: int | None = None
     send_rate: float | None = None
-    send_burst: int = 8
+    send_burst: int = 3
     send_interval: float | None = None
     onebot_call_timeout: float = 5.0
     send_retries: int = 3
@@ -57,6 +66,14 @@ class Config(BaseModel):
     refusal_limit: int = 5
     refusal_window: float = 30.0
     refusal_silence: float = 60.0
+    send_throttle_conversations: int = 3
+    send_throttle_window: float = 30.0
+    send_recover_after: float = 60.0
+    command_limit: int = 10
+    command_window: float = 60.0
+    command_silence: float = 60.0
+    ai_workers: int = 1
+    ai_searches: int = 2
 
     @field_validator("deal_seed", "send_rate", "send_interval", mode="before")
     @classmethod

@@ -1,6 +1,7 @@
 """Long texts (help, rules, a game's replay) as merged-forward messages (合并转发): one
 tidy card in the chat instead of a wall of lines, with the plain text as the fallback
-when the OneBot implementation refuses the call (see ``messaging._send_one``)."""
+when the OneBot call fails or hangs (``Outgoing.fallback``: the send scheduler sends it as
+a send of its own)."""
 
 from __future__ import annotations
 

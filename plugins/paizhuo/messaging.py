@@ -15,7 +15,14 @@ and pictures as images, each with its plain text as the fallback.
 
 Refusals (a move or answer that was not accepted) are limited per user
 (``REFUSAL_LIMIT`` in ``REFUSAL_WINDOW`` seconds, then silence for ``REFUSAL_SILENCE``
-seconds), so one player's junk cannot flood a group or the account's budget.
+seconds), and so is every sender's commands of any kind (``COMMAND_LIMIT`` in
+``COMMAND_WINDOW`` seconds, then ``COMMAND_SILENCE``; applied by the dispatcher), so one
+player's junk cannot flood a group or the account's budget. Every reply, to any command,
+goes through the scheduler (as chatter: after the game's messages).
+
+When sends fail or time out in several conversations of the account at once, the
+scheduler slows the whole account down; the superusers are told once by private message
+and ``/牌桌 状态`` shows the account's state.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from dataclasses import dataclass, field
 
 import nonebot
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
+from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.log import LoguruHandler
 
 from plugins.paizhuo import ordering, scheduler
@@ -62,15 +69,32 @@ class Outgoing:
     image: bytes | None = None
     """When set: this PNG is sent, and ``message`` (the same content as text) instead
     when the OneBot call fails."""
+    urgent: bool = False
+    """A private message the player to act needs before acting (a hand with the bottom,
+    a hand after tribute, a question): sent before every other waiting message."""
+    chatter: bool = False
+    """A reply to a command or a refusal: sent after the game's messages, and overtaken
+    in its own conversation by them."""
     hidden: bool = False
     """A private message only a hidden role gets: a failure is reported without a name,
     and not before the group's next ``release`` message (G-4)."""
     release: bool = False
     """A group message after which held failure notices of hidden messages may be told."""
+    prompt: bool = False
+    """A group message that is only a turn prompt (``轮到 …``), see ``runs.assemble``."""
     sent: bool = False
     """Set once the message was sent (alone or merged: ``parts`` are the messages merged
     into it)."""
     parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
+
+    def fallback(self) -> Outgoing | None:
+        """The text to send instead when this picture or forward message fails (the
+        scheduler sends it as a send of its own); ``None`` for a text message."""
+        if self.forward is None and self.image is None:
+            return None
+        return Outgoing(self.kind, self.target, self.message, self.group_id, self.coalesce,
+                        self.refusal_of, urgent=self.urgent, chatter=self.chatter,
+                        hidden=self.hidden, release=self.release, parts=self.parts)
 
 
 def plain(text: str | Message) -> Message:
@@ -105,9 +129,26 @@ def hidden_failed_notice() -> Message:
 
 
 def refusal(out: Outgoing, user_id: str) -> Outgoing:
-    """Mark ``out`` as refusing ``user_id``'s move or answer (rate-limited per user)."""
+    """Mark ``out`` as refusing ``user_id``'s move or answer (rate-limited per user, sent
+    as chatter)."""
     out.refusal_of = user_id
+    out.chatter = True
     return out
+
+
+def chatter(out: Outgoing) -> Outgoing:
+    """Mark ``out`` as a reply to a command (sent after the game's messages)."""
+    out.chatter = True
+    return out
+
+
+def answer(event: MessageEvent, message: Message | str) -> Outgoing:
+    """A plain reply to a command, as chatter, where ``event`` came from (the group, or
+    the private chat)."""
+    group_id = getattr(event, "group_id", None)
+    if group_id is not None:
+        return chatter(group(str(group_id), message))
+    return chatter(private(str(event.user_id), message))
 
 
 def merge(outs: list[Outgoing]) -> list[Outgoing]:
@@ -127,13 +168,15 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
             first.group_id = first.group_id or out.group_id
             if first.coalesce != out.coalesce:
                 first.coalesce = None
+            first.urgent = first.urgent or out.urgent
+            first.chatter = first.chatter and out.chatter
             first.parts.append(out)
             first.hidden = first.hidden and out.hidden
             first.release = first.release or out.release
         else:
             merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id,
-                                   out.coalesce, hidden=out.hidden, release=out.release,
-                                   parts=[out])
+                                   out.coalesce, urgent=out.urgent, chatter=out.chatter,
+                                   hidden=out.hidden, release=out.release, parts=[out])
     return list(merged.values())
 
 
@@ -200,6 +243,7 @@ _released: dict[str, set[str]] = {}
 """Per account: groups whose last message sent was a ``release`` one (no secret phase
 runs there now)."""
 _limiter: RefusalLimiter | None = None
+_commands: RefusalLimiter | None = None
 
 
 def pacing(config: Config) -> tuple[float, int]:
@@ -236,31 +280,23 @@ async def _call_send(bot: Bot, kind: str, target: str, message: Message) -> None
 
 
 async def _send_one(self_id: str, out: Outgoing) -> None:
-    """The OneBot call(s) for ``out`` with the account's current connection: a forward
-    message or a picture first when it has one (its plain text when that fails), then a
-    held anonymous failure notice after a releasing group message."""
+    """The OneBot call for ``out`` with the account's current connection (a forward
+    message or a picture when it has one: when that call fails or hangs, the scheduler
+    sends ``out.fallback()``, its text, as a send of its own), then a held anonymous
+    failure notice after a releasing group message."""
     bot = nonebot.get_bots().get(self_id)
     if not isinstance(bot, Bot):
         bot = _bots[self_id]
-    done = False
     if out.forward is not None:
         nodes = Message([MessageSegment.node_custom(user_id=int(bot.self_id), nickname="牌桌",
                                                     content=part) for part in out.forward])
-        try:
-            if out.kind == "group":
-                await bot.send_group_forward_msg(group_id=int(out.target), messages=nodes)
-            else:
-                await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
-            done = True
-        except Exception as err:  # noqa: BLE001 - not every OneBot implementation has it
-            logger.warning(f"forward message failed, sending plain text: {out.kind} {out.target}: {err!r}")
+        if out.kind == "group":
+            await bot.send_group_forward_msg(group_id=int(out.target), messages=nodes)
+        else:
+            await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
     elif out.image is not None:
-        try:
-            await _call_send(bot, out.kind, out.target, Message(MessageSegment.image(out.image)))
-            done = True
-        except Exception as err:  # noqa: BLE001 - e.g. the implementation cannot upload
-            logger.warning(f"picture failed, sending text: {out.kind} {out.target}: {err!r}")
-    if not done:
+        await _call_send(bot, out.kind, out.target, Message(MessageSegment.image(out.image)))
+    else:
         await _call_send(bot, out.kind, out.target, out.message)
     if out.kind != "group":
         return
@@ -286,8 +322,29 @@ def scheduler_for(bot: Bot) -> SendScheduler:
         sched = _schedulers[self_id] = SendScheduler(
             lambda out: _send_one(self_id, out), rate=rate, burst=burst,
             call_timeout=config.onebot_call_timeout, retries=config.send_retries,
-            backoff_max=config.send_backoff_max, on_give_up=lambda out: _give_up(self_id, out))
+            backoff_max=config.send_backoff_max, on_give_up=lambda out: _give_up(self_id, out),
+            throttle_conversations=config.send_throttle_conversations,
+            throttle_window=config.send_throttle_window,
+            recover_after=config.send_recover_after,
+            on_throttle=lambda s: _tell_superusers_throttled(self_id, s))
     return sched
+
+
+def throttled_notice(sched: SendScheduler) -> str:
+    """The superusers' private notice that the account is being throttled (风控)."""
+    return (f"【牌桌】本账号发送受限：{sched.throttle_window:g} 秒内多个会话发送失败或超时，"
+            f"已降速到每秒 {sched.current_rate():.2g} 条，之后逐步恢复。"
+            "在群里发送 /牌桌 状态 查看。")
+
+
+def _tell_superusers_throttled(self_id: str, sched: SendScheduler) -> None:
+    """Tell every superuser, privately and once per episode, that the account slows down."""
+    bot = _bots.get(self_id)
+    if bot is None:
+        return
+    for user_id in sorted(bot.config.superusers):
+        if user_id.isdigit():
+            sched.submit(Outgoing("private", user_id, plain(throttled_notice(sched)), urgent=True))
 
 
 def limiter() -> RefusalLimiter:
@@ -300,10 +357,23 @@ def limiter() -> RefusalLimiter:
     return _limiter
 
 
+def command_limiter() -> RefusalLimiter:
+    """The process-wide limit on each sender's commands of any kind (``COMMAND_LIMIT``
+    in ``COMMAND_WINDOW`` seconds, then ``COMMAND_SILENCE`` seconds ignored), moves and
+    private answers excepted (their refusals have :func:`limiter`)."""
+    global _commands
+    if _commands is None:
+        config = plugin_config()
+        _commands = RefusalLimiter(config.command_limit, config.command_window,
+                                   config.command_silence)
+    return _commands
+
+
 def reset_refusals() -> None:
-    """Forget every user's refusal count (tests)."""
-    global _limiter
+    """Forget every user's refusal and command count (tests)."""
+    global _limiter, _commands
     _limiter = None
+    _commands = None
 
 
 def submit(bot: Bot, outs: list[Outgoing]) -> Delivery:
@@ -337,11 +407,21 @@ async def deliver(bot: Bot, outs: list[Outgoing]) -> None:
     await submit(bot, outs).sent()
 
 
+async def deliver_reply(bot: Bot, outs: list[Outgoing]) -> None:
+    """:func:`deliver` replies to a command, as chatter (after the game's messages)."""
+    await deliver(bot, [chatter(out) for out in outs])
+
+
 async def call_api(bot: Bot, api: str, **data: object) -> object:
     """A OneBot call other than a send, cut off after ``ONEBOT_CALL_TIMEOUT`` seconds
     (raises ``TimeoutError``, or what the call raises)."""
     timeout = plugin_config().onebot_call_timeout
     return await asyncio.wait_for(bot.call_api(api, **data), timeout)
+
+
+def schedulers() -> dict[str, SendScheduler]:
+    """The send scheduler of each account that sent something (by ``self_id``)."""
+    return dict(_schedulers)
 
 
 async def stop_queues() -> None:
@@ -354,3 +434,4 @@ async def stop_queues() -> None:
     _held.clear()
     _released.clear()
     _limiter = None
+    reset_refusals()

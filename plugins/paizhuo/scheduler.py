@@ -15,10 +15,27 @@ a fake clock.
   conversation that failed ``retries`` times in a row is *down*: each further message gets
   one try (a probe), and a failed probe gives up every message waiting there, so callers
   waiting on a muted group or a blocked user are answered within one back-off.
-* When a send slot is free, group messages go before private ones (a table's announcement
-  before other tables' hand updates); a private message that waited ``starve_after``
+* When a send slot is free, the most urgent message goes first: a private message the
+  player to act needs before acting (``item.urgent``: the digger's hand with the bottom,
+  a hand after tribute, a question), then group messages (a table's announcement before
+  other tables' hand updates), then other private messages, then chatter
+  (``item.chatter``: replies to commands, refusals). Chatter waiting in a conversation is
+  overtaken there by that conversation's game messages (a table's own prompt never waits
+  behind the replies to its group's spam). A message that waited ``starve_after``
   seconds competes like a group message. Among equals, the conversation served least
   recently goes first (round robin), so one busy group cannot crowd out the others.
+* A picture or merged-forward message (an item with a ``fallback()`` that returns its
+  text) that fails or hangs is not retried: its text replaces it at the head of its
+  conversation, as a send of its own with its own deadline, tries and token.
+* State stays bounded: a conversation with nothing queued or in flight is dropped; one
+  whose sends failed is remembered (failures in a row, back-off) for ``forget_after``
+  seconds, at most ``remember_max`` of them.
+* The account notices when it is being throttled (风控): when sends fail or time out in
+  ``throttle_conversations`` conversations within ``throttle_window`` seconds (group
+  conversations, or a timeout anywhere: a private message refused by one user who blocks
+  the bot says nothing of the account), the whole account halves its rate (down to an
+  eighth), steps back up one halving each ``recover_after`` quiet seconds, logs one
+  WARNING per episode and calls ``on_throttle`` once per episode.
 * An item with a ``coalesce`` key replaces a waiting item of the same conversation with
   the same key (several hand updates of one player collapse into the latest).
 * A message that may go at once has its call started by ``submit`` itself, and when a
@@ -39,15 +56,19 @@ import contextlib
 import itertools
 import logging
 import math
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
-GROUP_FIRST, PRIVATE_LATER = 0, 1
-"""Priority classes: lower is served first."""
+PROMPT, GROUP_FIRST, PRIVATE_LATER, CHATTER = 0, 1, 2, 3
+"""Priority classes, lower served first: a private message the player to act needs, a
+group message, another private message, chatter (replies to commands, refusals)."""
+
+MAX_SLOWDOWN = 3
+"""At most this many halvings of the account's rate when it is throttled (an eighth)."""
 
 
 class Clock(Protocol):
@@ -76,7 +97,9 @@ class LoopClock:
 
 class Item(Protocol):
     """What the scheduler needs of a message: ``kind`` ``"group"`` / ``"private"``,
-    ``target`` (group or user id) and an optional ``coalesce`` key."""
+    ``target`` (group or user id) and an optional ``coalesce`` key. Optional too (read
+    with ``getattr``): ``urgent`` and ``chatter`` (its priority class) and ``fallback()``
+    (the item to send instead when this one's call fails: a picture's text)."""
 
     kind: str
     target: str
@@ -96,10 +119,27 @@ class _Entry:
 @dataclass(slots=True)
 class _Conversation:
     queue: deque[_Entry] = field(default_factory=deque)
+    chatter: deque[_Entry] = field(default_factory=deque)
     busy: bool = False
     failures: int = 0
     ready_at: float = 0.0
     served: int = 0
+
+    def head(self, now: float, starve_after: float) -> _Entry | None:
+        """The entry to send next: the oldest game message, else the oldest chatter;
+        chatter that waited ``starve_after`` seconds goes first."""
+        if self.chatter and (not self.queue
+                             or now - self.chatter[0].enqueued >= starve_after):
+            return self.chatter[0]
+        return self.queue[0] if self.queue else None
+
+    def lane(self, entry: _Entry) -> deque[_Entry]:
+        """The queue ``entry`` belongs in."""
+        return self.chatter if entry.priority == CHATTER else self.queue
+
+    def idle(self) -> bool:
+        """Nothing queued, nothing in flight."""
+        return not self.busy and not self.queue and not self.chatter
 
 
 @dataclass(slots=True)
@@ -113,6 +153,18 @@ class Stats:
     timeouts: int = 0
     given_up: int = 0
     superseded: int = 0
+    fallbacks: int = 0
+    throttled: int = 0
+
+
+@dataclass(slots=True)
+class Failure:
+    """One failed or timed-out call: when (clock seconds), where, and why."""
+
+    at: float
+    kind: str
+    target: str
+    error: str
 
 
 def _answer(future: asyncio.Future[bool], value: bool) -> None:
@@ -127,14 +179,20 @@ class SendScheduler:
     (``math.inf``: no pacing), ``burst`` how many may go at once after a quiet spell;
     ``call_timeout`` seconds per call; ``retries`` tries of a group message (private
     messages get one); ``on_give_up(item)`` may return an item to send instead of one that
-    was given up (the private-failure notice). All times are in seconds of ``clock``.
+    was given up (the private-failure notice); ``on_throttle(scheduler)`` is called once
+    when the account starts slowing down as a whole. All times are in seconds of
+    ``clock``.
     """
 
     def __init__(self, send: Callable[[Any], Awaitable[object]], *, clock: Clock | None = None,
                  rate: float = math.inf, burst: int = 1, call_timeout: float = 5.0,
                  retries: int = 3, backoff: float = 0.5, backoff_max: float = 30.0,
                  starve_after: float = 10.0,
-                 on_give_up: Callable[[Any], Any | None] | None = None) -> None:
+                 on_give_up: Callable[[Any], Any | None] | None = None,
+                 throttle_conversations: int = 3, throttle_window: float = 30.0,
+                 recover_after: float = 60.0,
+                 on_throttle: Callable[[SendScheduler], None] | None = None,
+                 forget_after: float = 300.0, remember_max: int = 1024) -> None:
         if rate <= 0 or burst < 1 or call_timeout <= 0:
             raise ValueError("rate and call_timeout must be positive, burst at least 1")
         self.send = send
@@ -147,8 +205,23 @@ class SendScheduler:
         self.backoff_max = backoff_max
         self.starve_after = starve_after
         self.on_give_up = on_give_up
+        self.throttle_conversations = max(1, throttle_conversations)
+        self.throttle_window = throttle_window
+        self.recover_after = recover_after
+        self.on_throttle = on_throttle
+        self.forget_after = forget_after
+        self.remember_max = max(0, remember_max)
         self.stats = Stats()
+        self._slowdown = 0
+        self.failures: deque[Failure] = deque(maxlen=50)
+        """The most recent failed or timed-out calls (for ``/牌桌 状态``)."""
+        self._slowed_at = 0.0
+        self._suspects: deque[tuple[float, tuple[str, str]]] = deque()
         self._convs: dict[tuple[str, str], _Conversation] = {}
+        """Conversations with something queued or in flight."""
+        self._resting: OrderedDict[tuple[str, str], tuple[float, int, float]] = OrderedDict()
+        """Idle conversations whose last send failed: ``(since, failures, ready_at)``,
+        oldest first."""
         self._seq = itertools.count(1)
         self._served = itertools.count(1)
         self._tokens = float(burst)
@@ -167,17 +240,18 @@ class SendScheduler:
         A message that may go at once (its conversation idle, a token free, nothing more
         urgent waiting) has its call started before this returns."""
         loop = asyncio.get_running_loop()
-        conv = self._convs.setdefault((item.kind, item.target), _Conversation())
+        conv = self._conversation((item.kind, item.target))
+        priority = self._priority(item)
+        entry = _Entry(item, loop.create_future(), next(self._seq), self.clock.now(),
+                       self.retries if item.kind == "group" else 1, priority)
+        lane = conv.lane(entry)
         if item.coalesce is not None:
-            for old in [e for e in conv.queue if e.item.coalesce == item.coalesce]:
-                conv.queue.remove(old)
+            for old in [e for e in lane if e.item.coalesce == item.coalesce]:
+                lane.remove(old)
                 self.stats.superseded += 1
                 if not old.future.done():
                     old.future.set_result(True)
-        group = item.kind == "group"
-        entry = _Entry(item, loop.create_future(), next(self._seq), self.clock.now(),
-                       self.retries if group else 1, GROUP_FIRST if group else PRIVATE_LATER)
-        conv.queue.append(entry)
+        lane.append(entry)
         self._kick(self._dispatch())
         return entry.future
 
@@ -199,43 +273,158 @@ class SendScheduler:
                 with contextlib.suppress(BaseException):
                     await task
             for conv in self._convs.values():
-                for entry in conv.queue:
+                for entry in (*conv.queue, *conv.chatter):
                     if not entry.future.done():
                         entry.future.set_result(False)
             self._convs.clear()
+            self._resting.clear()
         finally:
             self._stopping = False
 
     def waiting(self) -> int:
         """Messages queued and not yet in flight."""
-        return sum(len(c.queue) for c in self._convs.values())
+        return sum(len(c.queue) + len(c.chatter) for c in self._convs.values())
+
+    def in_flight(self) -> int:
+        """Calls running now."""
+        return sum(1 for c in self._convs.values() if c.busy)
+
+    def conversations(self) -> int:
+        """Conversations held: with something queued or in flight, or resting after a
+        failure."""
+        return len(self._convs) + len(self._resting)
+
+    @property
+    def slowdown(self) -> int:
+        """Halvings of the rate in force now (0: the configured rate)."""
+        self._recover(self.clock.now())
+        return self._slowdown
+
+    def current_rate(self) -> float:
+        """Sends per second allowed now (the configured rate, halved ``slowdown`` times
+        while the account is throttled; recovers step by step)."""
+        self._recover(self.clock.now())
+        return self._effective_rate()
+
+    def recent_failures(self, seconds: float) -> list[Failure]:
+        """The failed or timed-out calls of the last ``seconds``."""
+        since = self.clock.now() - seconds
+        return [f for f in self.failures if f.at >= since]
+
+    # ---- conversations ------------------------------------------------------------------
+    @staticmethod
+    def _priority(item: Any) -> int:
+        if getattr(item, "urgent", False):
+            return PROMPT
+        if getattr(item, "chatter", False):
+            return CHATTER
+        return GROUP_FIRST if item.kind == "group" else PRIVATE_LATER
+
+    def _conversation(self, key: tuple[str, str]) -> _Conversation:
+        """The active conversation ``key``, made (with what a resting one remembered)."""
+        conv = self._convs.get(key)
+        if conv is None:
+            conv = self._convs[key] = _Conversation()
+            rested = self._resting.pop(key, None)
+            if rested is not None:
+                _, conv.failures, conv.ready_at = rested
+        return conv
+
+    def _retire(self, key: tuple[str, str], conv: _Conversation) -> None:
+        """Drop an idle conversation; remember it a while when its last send failed."""
+        if not conv.idle() or self._convs.get(key) is not conv:
+            return
+        del self._convs[key]
+        now = self.clock.now()
+        if conv.failures and self.remember_max:
+            self._resting[key] = (now, conv.failures, conv.ready_at)
+            self._resting.move_to_end(key)
+        while self._resting:
+            key0, (since, _, ready_at) = next(iter(self._resting.items()))
+            if len(self._resting) <= self.remember_max and (
+                    now - since < self.forget_after or ready_at > now):
+                break
+            del self._resting[key0]
+
+    # ---- throttling (风控) ----------------------------------------------------------------
+    def _effective_rate(self) -> float:
+        base = self.rate if not math.isinf(self.rate) else 2.0 * 2 ** MAX_SLOWDOWN
+        if self._slowdown == 0:
+            return self.rate
+        return base / 2 ** self._slowdown
+
+    def _recover(self, now: float) -> None:
+        while self._slowdown and now - self._slowed_at >= self.recover_after:
+            self._refill(self._slowed_at + self.recover_after)
+            self._slowdown -= 1
+            self._slowed_at += self.recover_after
+            if self._slowdown == 0:
+                log.info("send rate recovered: %s per second", self.rate)
+
+    def _suspect(self, kind: str, target: str, timed_out: bool, err: Exception,
+                 counts: bool = True) -> None:
+        """Note a failed call; slow the account down when several conversations failed
+        within ``throttle_window``."""
+        now = self.clock.now()
+        self.failures.append(Failure(now, kind, target, repr(err)[:200]))
+        if not counts or (kind != "group" and not timed_out):
+            return  # one user's blocked chat says nothing of the account
+        self._suspects.append((now, (kind, target)))
+        while self._suspects and self._suspects[0][0] < now - self.throttle_window:
+            self._suspects.popleft()
+        places = {key for _, key in self._suspects}
+        if len(places) < self.throttle_conversations:
+            return
+        self._suspects.clear()
+        self._recover(now)
+        self._refill(now)
+        first = self._slowdown == 0
+        self._slowdown = min(MAX_SLOWDOWN, self._slowdown + 1)
+        self._slowed_at = now
+        self._tokens = min(self._tokens, 0.0)
+        if not first:
+            return
+        self.stats.throttled += 1
+        log.warning("account throttled: sends failed in %s conversations within %g s; "
+                    "slowing down to %.3g per second, recovering step by step",
+                    len(places), self.throttle_window, self._effective_rate())
+        if self.on_throttle is not None:
+            try:
+                self.on_throttle(self)
+            except Exception:  # noqa: BLE001 - a notice is never worth the scheduler
+                log.exception("throttle notice failed")
 
     # ---- budget -------------------------------------------------------------------------
     def _refill(self, now: float) -> None:
-        if self._stamp is not None and not math.isinf(self.rate):
-            self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
+        rate = self._effective_rate()
+        if self._stamp is not None and not math.isinf(rate) and now > self._stamp:
+            self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * rate)
+        self._stamp = now if self._stamp is None else max(self._stamp, now)
 
     def _token_wait(self, now: float) -> float:
-        if math.isinf(self.rate):
+        self._recover(now)
+        rate = self._effective_rate()
+        if math.isinf(rate):
             return 0.0
         self._refill(now)
-        return 0.0 if self._tokens >= 1.0 else (1.0 - self._tokens) / self.rate
+        return 0.0 if self._tokens >= 1.0 else (1.0 - self._tokens) / rate
 
     # ---- dispatching --------------------------------------------------------------------
-    def _pick(self, now: float) -> _Conversation | None:
-        best: _Conversation | None = None
+    def _pick(self, now: float) -> tuple[_Conversation, _Entry] | None:
+        best: tuple[_Conversation, _Entry] | None = None
         best_key: tuple[int, int, int] | None = None
         for conv in self._convs.values():
-            if conv.busy or not conv.queue or conv.ready_at > now:
+            if conv.busy or conv.ready_at > now:
                 continue
-            head = conv.queue[0]
+            head = conv.head(now, self.starve_after)
+            if head is None:
+                continue
             priority = head.priority
-            if priority != GROUP_FIRST and now - head.enqueued >= self.starve_after:
+            if priority > GROUP_FIRST and now - head.enqueued >= self.starve_after:
                 priority = GROUP_FIRST
             key = (priority, conv.served, head.seq)
             if best_key is None or key < best_key:
-                best, best_key = conv, key
+                best, best_key = (conv, head), key
         return best
 
     def _dispatch(self) -> float | None:
@@ -245,15 +434,17 @@ class SendScheduler:
             return None
         while True:
             now = self.clock.now()
-            conv = self._pick(now)
-            if conv is None:
+            picked = self._pick(now)
+            if picked is None:
                 return self._next_ready()
             wait = self._token_wait(now)
             if wait > 0:
                 return now + wait
-            if not math.isinf(self.rate):
+            if not math.isinf(self._effective_rate()):
                 self._tokens -= 1.0
-            self._launch(conv, conv.queue.popleft())
+            conv, entry = picked
+            conv.lane(entry).remove(entry)
+            self._launch(conv, entry)
 
     def _kick(self, until: float | None) -> None:
         """Have the timekeeper look again at ``until`` (``None``: nothing waits for time;
@@ -263,7 +454,7 @@ class SendScheduler:
             self._wake.set()
 
     def _next_ready(self) -> float | None:
-        times = [c.ready_at for c in self._convs.values() if c.queue and not c.busy]
+        times = [c.ready_at for c in self._convs.values() if not c.busy and (c.queue or c.chatter)]
         return min(times) if times else None
 
     async def _wait(self, until: float | None) -> None:
@@ -325,6 +516,7 @@ class SendScheduler:
 
     async def _fly(self, conv: _Conversation, entry: _Entry) -> None:
         item = entry.item
+        key = (item.kind, item.target)
         try:
             await self._call(item)
         except asyncio.CancelledError:
@@ -343,25 +535,41 @@ class SendScheduler:
                 entry.future.set_result(True)
         finally:
             conv.busy = False
-            self._forget_idle()
-            self._kick(self._dispatch())
+            if not self._stopping:
+                self._retire(key, conv)
+                self._kick(self._dispatch())
 
     def _failed(self, conv: _Conversation, entry: _Entry, err: Exception) -> None:
         self.stats.failed += 1
+        item = entry.item
+        fallback = getattr(item, "fallback", None)
+        instead = fallback() if callable(fallback) else None
+        self._suspect(item.kind, item.target, isinstance(err, TimeoutError), err,
+                      counts=instead is None)  # a picture may fail where text does not
+        if instead is not None:
+            # A picture or forward message that failed or hung: its text goes next, as a
+            # send of its own (own deadline, tries and token); the media is not retried.
+            self.stats.fallbacks += 1
+            log.warning("%s message to %s failed (%r): sending its text", item.kind,
+                        item.target, err)
+            entry.item = instead
+            entry.tries_left = self.retries if item.kind == "group" else 1
+            conv.lane(entry).appendleft(entry)
+            return
         conv.failures += 1
         conv.ready_at = self.clock.now() + min(self.backoff_max,
                                                self.backoff * 2 ** (conv.failures - 1))
-        item = entry.item
         log.warning("send failed (%s in a row): %s %s: %r", conv.failures, item.kind,
                     item.target, err)
         entry.tries_left -= 1
         if entry.tries_left > 0 and conv.failures < self.retries:
-            conv.queue.appendleft(entry)
+            conv.lane(entry).appendleft(entry)
             return
         doomed = [entry]
         if conv.failures > self.retries:  # a failed probe of a conversation that is down
-            doomed += list(conv.queue)
+            doomed += [*conv.queue, *conv.chatter]
             conv.queue.clear()
+            conv.chatter.clear()
         for lost in doomed:
             self._give_up(lost)
 
@@ -374,9 +582,3 @@ class SendScheduler:
             _answer(entry.future, False)
         else:  # answered once the message sent instead is sent or given up
             self.submit(instead).add_done_callback(lambda _: _answer(entry.future, False))
-
-    def _forget_idle(self) -> None:
-        now = self.clock.now()
-        for key in [k for k, c in self._convs.items()
-                    if not c.queue and not c.busy and c.failures == 0 and c.ready_at <= now]:
-            del self._convs[key]

@@ -142,6 +142,10 @@ class Table:
     the store (``None`` while never saved), ``failures`` counts failed saves in a row and
     ``retry_at`` is when a timer may retry after one; ``announcing`` holds the end
     messages of this change that wait to be sent, as ``(game uid, Outgoing)``.
+
+    ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
+    托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
+    post when the run reaches a person's decision.
     """
 
     group_id: str
@@ -169,6 +173,7 @@ class Table:
     failures: int = field(default=0, compare=False, repr=False)
     retry_at: datetime | None = field(default=None, compare=False, repr=False)
     announcing: list = field(default_factory=list, compare=False, repr=False)
+    pending: list = field(default_factory=list)
 
     @property
     def adapter(self) -> GameAdapter:
@@ -256,6 +261,7 @@ class Table:
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
+            "pending": list(self.pending),
         }
 
     def revert(self) -> None:
@@ -293,12 +299,13 @@ class Table:
             computer_at=_deadline_in(data.get("computer_at"), drift),
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
+            pending=list(data.get("pending") or []),
         )
 
 
 PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
              "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "computer_at",
-             "timeouts", "auto", "games")
+             "timeouts", "auto", "games", "pending")
 """The fields of :class:`Table` that :meth:`Table.to_json` saves and :meth:`Table.revert`
 restores (``account`` is saved too but never reverted: it is who serves the table, and a
 row saved before accounts were recorded has none)."""

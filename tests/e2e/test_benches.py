@@ -1,7 +1,7 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
 figures go to the README, not to assertions): the load benchmark against the real bot
 and its echo floor (also with table pictures), the CPU per event, the per-move save
-benchmark and the pictures benchmark."""
+benchmark, the pictures benchmark and the group posts per game as the bot sends them."""
 
 from __future__ import annotations
 
@@ -69,3 +69,12 @@ def test_load_benchmark_with_table_pictures() -> None:
     assert [c.strip() for c in row.strip("|").split("|")][8] == "0"  # no failed move
     pictures = int(re.search(r"收到图片 (\d+) 张", out).group(1))
     assert pictures >= 6  # a table picture after every move
+
+
+def test_message_counts_chat_smallest_size() -> None:
+    out = run("bench/message_counts.py", "--chat", "--games", "1")
+    rows = [line for line in out.splitlines() if line.startswith("| 抓特务") or line.startswith("| 挖坑")
+            or line.startswith("| 手把一")]
+    assert len(rows) == 10
+    one_and_three = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert float(one_and_three[1]) > 0 and float(one_and_three[3].split("（")[0]) > 0

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
+from engine.ai.search import search_decide
 from engine.ai.strategy import PlanStrategy, decide, suggestions
 from engine.ai.view import view_of
 from engine.cards import BIG_JOKER, SMALL_JOKER
@@ -85,6 +86,28 @@ def test_g6_decision_never_depends_on_hidden_information(kind: str, seed: int, m
     reshuffle_hidden(game, seat, rng)
     assert view_of(game, seat) == view_before
     assert decide(view_of(game, seat), tuple(game.protected())) == before
+    apply(game, seat, before)  # legal: no MoveError
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["z3", "z4", "w", "s"]), st.integers(0, 10**6), st.integers(0, 25),
+       st.integers(0, 2**32 - 1))
+def test_g6_hard_decision_never_depends_on_hidden_information(kind: str, seed: int, moves: int,
+                                                              search_seed: int) -> None:
+    """G-6 for 困难: with its seed fixed, the search's decision is the same whatever the
+    other hands (and so a hidden spy) are — it samples only what the seat may know."""
+    game = dealt(kind, seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if game.over:
+            return
+        apply(game, game.turn, STRATEGY.choose(game, game.turn))
+    if game.over:
+        return
+    seat = game.turn
+    before = search_decide(game.to_json(), seat, search_seed, samples=2)
+    reshuffle_hidden(game, seat, rng)
+    assert search_decide(game.to_json(), seat, search_seed, samples=2) == before
     apply(game, seat, before)  # legal: no MoveError
 
 

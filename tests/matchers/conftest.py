@@ -20,6 +20,7 @@ INIT = {
     "log_level": "WARNING",
     "send_interval": 0,
     "send_retries": 1,
+    "command_limit": 0,  # a test of the per-sender limit sets its own
     "paizhuo_images": False,  # texts, whatever fonts this machine has (tests turn it on)
     "paizhuo_font": "",
     "paizhuo_bare_commands": "all",
@@ -68,10 +69,11 @@ async def clean_state(nonebug_init: None):
     from plugins.paizhuo import accounts, ordering
     from plugins.paizhuo.actions import cancel_timers
     from plugins.paizhuo.config import reset_plugin_config
-    from plugins.paizhuo.messaging import reset_refusals
+    from plugins.paizhuo.messaging import reset_refusals, stop_queues
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
+    await stop_queues()  # a fresh send scheduler: no back-off or slow-down of another test
     reset_plugin_config()  # the settings as NoneBot's config has them now
     ordering.GATE.reset()
     reset_refusals()

@@ -6,7 +6,7 @@ game's meaning — 飞机 is 三连 in 抓特务, 三顺 in 挖坑 标准 and a 
 from __future__ import annotations
 
 import pytest
-from chat_support import GROUP, A, B, C, expect_group, expect_private, gmsg, make_bot
+from chat_support import GROUP, A, B, C, expect_group, expect_private, expect_reply, gmsg, make_bot
 from nonebug import App
 from support import cards
 
@@ -169,7 +169,7 @@ async def test_help_shows_each_games_vocabulary(app: App, game: str) -> None:
     async with app.test_matcher() as ctx:
         event = gmsg(A, f"/帮助 {game}")
         ctx.receive_event(make_bot(ctx), event)
-        ctx.should_call_send(event, HasAll(names), {"message_id": 1})
+        expect_reply(ctx, event, HasAll(names), {"message_id": 1})
 
 
 class HasAll:

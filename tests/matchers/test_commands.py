@@ -21,6 +21,7 @@ from chat_support import (
     expect_friends,
     expect_group,
     expect_private,
+    expect_reply,
     gmsg,
     make_bot,
     pmsg,
@@ -329,19 +330,19 @@ async def test_stats_self_and_other(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/战绩")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("还没有战绩"), {"message_id": 1})
+        expect_reply(ctx, event, Has("还没有战绩"), {"message_id": 1})
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束")
         expect_private(ctx, B, "出完")
         event = gmsg(A, "/战绩")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("的战绩", "抓特务：1 局", "负 1", "胜率 0%", "积分 -1"),
+        expect_reply(ctx, event, Has("的战绩", "抓特务：1 局", "负 1", "胜率 0%", "积分 -1"),
                              {"message_id": 1})
         event = gmsg(A, Message("/战绩 ") + MessageSegment.at(B))
         ctx.receive_event(bot, event)
         ctx.should_call_api("get_group_member_info", {"group_id": GROUP, "user_id": B},
                             {"card": "小B", "nickname": "B"})
-        ctx.should_call_send(event, Has("小B 的战绩", "胜 1", "胜率 100%", "积分 +2"),
+        expect_reply(ctx, event, Has("小B 的战绩", "胜 1", "胜率 100%", "积分 +2"),
                              {"message_id": 1})
 
 
@@ -377,12 +378,12 @@ async def test_a_hostile_name_is_cleaned_in_stats_as_in_seat_lists(app: App) -> 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("长" * 20 + " 在本群还没有战绩", without=("\u202e", "长" * 21)),
+        expect_reply(ctx, event, Has("长" * 20 + " 在本群还没有战绩", without=("\u202e", "长" * 21)),
                              {"message_id": 1})
         ctx.receive_event(bot, other)
         ctx.should_call_api("get_group_member_info", {"group_id": GROUP, "user_id": A},
                             {"card": card, "nickname": "x"})
-        ctx.should_call_send(other, Has("长" * 20 + " 在本群还没有战绩", without=("\u202e", "长" * 21)),
+        expect_reply(ctx, other, Has("长" * 20 + " 在本群还没有战绩", without=("\u202e", "长" * 21)),
                              {"message_id": 2})
         open_event = gmsg(A, "/开局 抓特务 三人")
         open_event.sender = event.sender
@@ -450,7 +451,7 @@ async def test_stats_by_qq_number(app: App) -> None:
         ctx.receive_event(bot, event)
         ctx.should_call_api("get_group_member_info", {"group_id": GROUP, "user_id": 1234567},
                             {"card": "", "nickname": "路人"})
-        ctx.should_call_send(event, Has("路人 在本群还没有战绩"), {"message_id": 1})
+        expect_reply(ctx, event, Has("路人 在本群还没有战绩"), {"message_id": 1})
 
 
 async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> None:

@@ -78,8 +78,8 @@ async def test_full_table_of_one_human_starts_without_private_messages_to_comput
 
 
 async def test_computer_moves_when_its_pause_runs_out(app: App, monkeypatch) -> None:
-    """A computer seat in play: its move is made by the table's timer and announced like
-    a human's; the human it passes the turn to is @-mentioned."""
+    """Computer seats in play: their moves are made by the table's timer, each saved, and
+    announced together in one post that ends with the prompt @-mentioning the human."""
     hands = [cards("3 4 5"), [SPADE_A, *cards("7 8")], cards("9 10 J")]
     table = Table(group_id=str(GROUP), game="抓特务", size=3, opener=str(A),
                   seats=[SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"),
@@ -92,11 +92,9 @@ async def test_computer_moves_when_its_pause_runs_out(app: App, monkeypatch) -> 
     assert table.computer_at is not None and table.deadline is None and table.remind_at is None
     async with app.test_matcher() as ctx:
         make_bot(ctx)
-        expect_group(ctx, "电脑1 出 ♠7（单张）", "轮到 电脑2")
+        expect_group(ctx, "电脑1 出 ♠7（单张）\n电脑2 出 ", "（单张）", at=A, without=("轮到 电脑2",))
         table.computer_at = now_utc() - timedelta(seconds=1)
         actions.schedule(table)
-        await actions._timers[table.group_id]
-        expect_group(ctx, "电脑2 出 ", "（单张）", at=A)
         await actions._timers[table.group_id]
     assert table.engine.turn == 0 and table.computer_at is None and table.deadline is not None
     saved = await REGISTRY.store.load_live()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chat_support import GROUP, Has, expect_details, expect_group, gmsg, make_bot
+from chat_support import GROUP, Has, expect_details, expect_group, expect_reply, gmsg, make_bot
 from history_support import dealt_table, finish, last_play
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
@@ -59,7 +59,7 @@ async def test_board_period_game_minimum_and_failed_member_list(app: App) -> Non
             {"message_id": 1})
         event = gmsg(102, "/设置 挖坑 上榜局数 1", role="admin")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("上榜局数 已设为 1"), {"message_id": 2})
+        expect_reply(ctx, event, Has("上榜局数 已设为 1"), {"message_id": 2})
         ctx.receive_event(bot, gmsg(101, "/排行 挖坑 本月"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Has(
@@ -103,7 +103,7 @@ async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(101, "/战绩")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has(
+        expect_reply(ctx, event, Has(
             "抓特务：3 局，胜 2 平 0 负 1", "当前：2 连胜", "最好一局：第 2 局 抓特务 +6",
             "最差一局：第 1 局 抓特务 -4", "最近 3 局：", "第 3 局 11-30 12:02 抓特务 平民 第1名 胜 +1",
             "第 1 局 11-30 12:00 抓特务 平民 第1名 负 -4"), {"message_id": 1})
@@ -288,7 +288,7 @@ async def test_a_game_with_a_computer_seat_is_listed_replayed_and_scored_alike(a
                            "发牌：", "3.电脑1", "过程：", "本局结束", "电脑1 胜")
         event = gmsg(A, "/战绩")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("挖坑：1 局，胜 0 平 0 负 1", "第 1 局", "挖坑者 负 -6"),
+        expect_reply(ctx, event, Has("挖坑：1 局，胜 0 平 0 负 1", "第 1 局", "挖坑者 负 -6"),
                              {"message_id": 1})
 
 
@@ -344,5 +344,5 @@ async def test_records_written_before_every_seat_was_kept_are_answered(app: App)
             expect_forward(ctx, f"【第 {number} 局】挖坑 3 人", "3.电脑", "发牌：", "本局结束")
         event = gmsg(A, "/战绩")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("挖坑：1 局", "第 2 局", {"win": "胜", "loss": "负"}[mine]),
+        expect_reply(ctx, event, Has("挖坑：1 局", "第 2 局", {"win": "胜", "loss": "负"}[mine]),
                              {"message_id": 1})

@@ -17,6 +17,7 @@ from chat_support import (
     expect_forward,
     expect_group,
     expect_private,
+    expect_reply,
     gmsg,
     make_bot,
     pmsg,
@@ -65,7 +66,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
         ]:
             event = gmsg(user, text, role=role)
             ctx.receive_event(bot, event)
-            ctx.should_call_send(event, Has(want), {"message_id": 1})
+            expect_reply(ctx, event, Has(want), {"message_id": 1})
     assert await store.get_settings(str(GROUP), "抓特务") == {}
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -77,7 +78,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
         ]:
             event = gmsg(user, text, role=role)
             ctx.receive_event(bot, event)
-            ctx.should_call_send(event, Has(want, "下一局生效"), {"message_id": 1})
+            expect_reply(ctx, event, Has(want, "下一局生效"), {"message_id": 1})
     assert await store.get_settings(str(GROUP), "抓特务") == {
         "chain_ends": "b", "three_high": True, "spy_cards": "黑KA", "prompt_seconds": 20}
     async with app.test_matcher() as ctx:
@@ -87,7 +88,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
         expect_forward(ctx, "连牌规则：b（a/b/c，已改）", "带3：开（开/关，已改）")
         event = gmsg(A, "/设置 抓特务 默认", role="admin")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("恢复默认"), {"message_id": 1})
+        expect_reply(ctx, event, Has("恢复默认"), {"message_id": 1})
     assert await store.get_settings(str(GROUP), "抓特务") == {}
 
 

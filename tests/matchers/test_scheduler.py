@@ -9,55 +9,13 @@ forever, per conversation; time only moves when the test moves it.
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import math
 from dataclasses import dataclass
 
 import pytest
+from clock_support import FakeClock
 
 from plugins.paizhuo.scheduler import SendScheduler
-
-
-class FakeClock:
-    """A clock that stands still until :meth:`advance` moves it; sleepers wake in order."""
-
-    def __init__(self) -> None:
-        self.t = 0.0
-        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._n = itertools.count()
-
-    def now(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        if seconds <= 0:
-            await asyncio.sleep(0)
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self.t + seconds, next(self._n), fut))
-        await fut
-
-    async def advance(self, seconds: float, step: float = 0.01) -> None:
-        """Move time forward by ``seconds`` in ``step``s, letting every task run between."""
-        end = self.t + seconds
-        while True:
-            await settle()
-            if self._sleepers and self._sleepers[0][0] <= min(end, self.t + step):
-                wake, _, fut = heapq.heappop(self._sleepers)
-                self.t = max(self.t, wake)
-                if not fut.done():
-                    fut.set_result(None)
-                continue
-            if self.t >= end:
-                break
-            self.t = min(end, self.t + step)
-        await settle()
-
-
-async def settle() -> None:
-    for _ in range(30):
-        await asyncio.sleep(0)
 
 
 @dataclass
@@ -284,3 +242,169 @@ async def test_stop_answers_calls_in_flight_and_starts_no_more() -> None:
     assert hung.done() and hung.result() is False
     assert waiting.done() and waiting.result() is False
     assert account.tries["g1"] == 1
+
+
+@dataclass
+class Media:
+    """A picture or forward message: ``fallback()`` is its text."""
+
+    kind: str
+    target: str
+    text: str
+    coalesce: str | None = None
+
+    def fallback(self) -> Msg:
+        return Msg(self.kind, self.target, f"text of {self.text}")
+
+
+class MediaAccount(FakeAccount):
+    """As :class:`FakeAccount`, and media calls answer per ``media`` mode (``hang`` /
+    ``fail`` / ``ok``) while text goes through."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock)
+        self.media = "hang"
+        self.media_tries = 0
+
+    async def send(self, msg) -> None:
+        if isinstance(msg, Media):
+            self.media_tries += 1
+            if self.media == "hang":
+                await asyncio.get_running_loop().create_future()
+            if self.media == "fail":
+                raise RuntimeError("ActionFailed retcode=1200")
+        await super().send(msg)
+
+
+async def test_a_hung_picture_becomes_its_text_within_one_call_timeout() -> None:
+    """The picture's call hangs: after one ``call_timeout`` its text goes as a send of its
+    own (no retries of the picture holding the group), and what follows keeps its order."""
+    clock = FakeClock()
+    account = MediaAccount(clock)
+    sched = SendScheduler(account.send, clock=clock, call_timeout=3.0, retries=3, backoff=0.5)
+    picture = sched.submit(Media("group", "g1", "details"))
+    after = sched.submit(g("g1", "next game"))
+    await clock.advance(3.5)
+    assert account.media_tries == 1
+    assert account.texts("g1") == ["text of details", "next game"]
+    assert picture.result() is True and after.result() is True
+    assert sched.stats.fallbacks == 1
+    assert sched.slowdown == 0  # a picture that fails says nothing of the account
+    await sched.stop()
+
+
+async def test_a_failed_forward_becomes_text_and_the_text_has_its_own_tries() -> None:
+    clock = FakeClock()
+    account = MediaAccount(clock)
+    account.media = "fail"
+    sched = SendScheduler(account.send, clock=clock, call_timeout=3.0, retries=3, backoff=0.5)
+    account.mode["g1"] = "fail"  # the text fails too at first
+    done = sched.submit(Media("group", "g1", "rules"))
+    await clock.advance(0.1)
+    account.mode["g1"] = "ok"
+    await clock.advance(2.0)
+    assert account.media_tries == 1
+    assert done.result() is True
+    assert account.texts("g1") == ["text of rules"]
+    await sched.stop()
+
+
+async def test_failed_conversations_do_not_stay_in_the_scheduler() -> None:
+    clock, account, sched = make(forget_after=60.0, remember_max=100)
+    for batch in range(100):  # 10 000 private chats that block the bot, 100 at a time
+        for u in range(batch * 100, batch * 100 + 100):
+            account.mode[f"u{u}"] = "fail"
+            sched.submit(p(f"u{u}", "hand"))
+        await clock.advance(0.01)
+    assert account.tries["u9999"] == 1
+    assert sched.conversations() <= 100
+    await clock.advance(120.0, step=1.0)
+    sched.submit(g("g1", "hello"))
+    await clock.advance(0.1)
+    assert sched.conversations() == 0
+    await sched.stop()
+
+
+async def test_a_resting_conversation_remembers_it_is_down() -> None:
+    clock, account, sched = make(backoff=0.5, backoff_max=8.0, retries=3)
+    account.mode["muted"] = "fail"
+    sched.submit(g("muted", "m0"))
+    await clock.advance(10.0, step=0.5)
+    assert account.tries["muted"] == 3
+    assert sched.conversations() == 1  # remembered, idle
+    later = sched.submit(g("muted", "m1"))
+    await clock.advance(20.0, step=0.5)
+    assert later.result() is False
+    assert account.tries["muted"] == 4  # one probe, not three fresh tries
+    await sched.stop()
+
+
+async def test_an_account_failing_in_several_groups_slows_down_as_a_whole(caplog) -> None:
+    notices: list[float] = []
+    clock, account, sched = make(rate=1.0, burst=3, throttle_conversations=3,
+                                 throttle_window=30.0, recover_after=60.0,
+                                 on_throttle=lambda s: notices.append(s.current_rate()))
+    for grp in ("g1", "g2", "g3", "g4"):
+        account.mode[grp] = "fail"
+    with caplog.at_level("WARNING", logger="plugins.paizhuo.scheduler"):
+        for grp in ("g1", "g2", "g3", "g4"):
+            sched.submit(g(grp, "x"))
+        await clock.advance(40.0, step=0.5)
+    throttled = [r for r in caplog.records if "account throttled" in r.getMessage()]
+    assert len(throttled) == 1 and notices == [0.5]
+    assert sched.slowdown >= 1 and sched.current_rate() < 1.0
+    # The whole account is slower: a healthy group now gets the lower rate.
+    for grp in ("g1", "g2", "g3", "g4"):
+        account.mode[grp] = "ok"
+    slowed = sched.current_rate()
+    start = len(account.sent)
+    for i in range(10):
+        sched.submit(g(f"ok{i}", "y"))
+    await clock.advance(4.0)
+    assert len(account.sent) - start <= 4.0 * slowed + 1
+    # Recovery step by step: one halving undone per quiet minute.
+    level = sched.slowdown
+    await clock.advance(61.0, step=1.0)
+    assert sched.slowdown == level - 1
+    await clock.advance(61.0 * level, step=1.0)
+    assert sched.slowdown == 0 and sched.current_rate() == 1.0
+    assert len(notices) == 1
+    await sched.stop()
+
+
+async def test_blocked_private_chats_do_not_throttle_the_account() -> None:
+    clock, account, sched = make(rate=1.0, burst=5, throttle_conversations=3)
+    for u in range(5):
+        account.mode[f"u{u}"] = "fail"
+        sched.submit(p(f"u{u}", "hand"))
+    await clock.advance(10.0)
+    assert sched.slowdown == 0
+
+
+@dataclass
+class Tagged(Msg):
+    urgent: bool = False
+    chatter: bool = False
+
+
+async def test_the_acting_players_private_message_goes_before_group_chatter() -> None:
+    clock, account, sched = make(rate=1.0, burst=1)
+    for i in range(8):
+        sched.submit(Tagged("group", "t1", f"refusal{i}", chatter=True))
+    await clock.advance(0.1)  # refusal0 went with the burst
+    sched.submit(Tagged("group", "t1", "轮到挖坑者出牌"))
+    sched.submit(Tagged("private", "digger", "你的手牌（含底牌）", urgent=True))
+    await clock.advance(2.1)
+    assert account.texts()[:3] == ["refusal0", "你的手牌（含底牌）", "轮到挖坑者出牌"]
+    await sched.stop()
+
+
+async def test_a_tables_prompt_overtakes_its_groups_chatter() -> None:
+    clock, account, sched = make(rate=1.0, burst=1)
+    for i in range(20):
+        sched.submit(Tagged("group", "t1", f"help{i}", chatter=True))
+    await clock.advance(0.1)
+    sched.submit(Tagged("group", "t1", "请还贡"))
+    await clock.advance(1.0)
+    assert account.texts() == ["help0", "请还贡"]
+    await sched.stop()

@@ -14,6 +14,7 @@ from chat_support import (
     expect_friends,
     expect_group,
     expect_private,
+    expect_reply,
     gmsg,
     make_bot,
 )
@@ -138,11 +139,11 @@ async def test_seat_limit_and_settings_checked_together(app: App) -> None:
         bot = make_bot(ctx)
         event = gmsg(A, "/设置 手把一 人数上限 3", role="admin")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("人数上限 已设为 3"), {"message_id": 1})
+        expect_reply(ctx, event, Has("人数上限 已设为 3"), {"message_id": 1})
         ctx.receive_event(bot, gmsg(A, "/开局 手把一 4人"))
         expect_group(ctx, "本群手把一最多 3 人", at=A)
         event = gmsg(A, "/设置 手把一 两人藏牌最多 5", role="admin")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("两人藏牌最少不能大于最多"), {"message_id": 1})
+        expect_reply(ctx, event, Has("两人藏牌最少不能大于最多"), {"message_id": 1})
     assert REGISTRY.get(str(GROUP)) is None
     assert await REGISTRY.store.get_settings(str(GROUP), "手把一") == {"max_players": 3}

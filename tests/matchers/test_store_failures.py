@@ -33,6 +33,7 @@ from chat_support import (
     expect_friends,
     expect_group,
     expect_private,
+    expect_reply,
     gmsg,
     make_bot,
     pmsg,
@@ -505,7 +506,7 @@ async def test_settings(app: App, faults: Faults) -> None:
             bot = make_bot(ctx)
             event = gmsg(A, text, role="admin")
             ctx.receive_event(bot, event)
-            ctx.should_call_send(event, Has(NOT_APPLIED), {"message_id": 1})
+            expect_reply(ctx, event, Has(NOT_APPLIED), {"message_id": 1})
         await faults.heal()
         assert await REGISTRY.require_store().get_settings(str(GROUP), "抓特务") == (
             {} if "连牌" in text else {"chain_ends": "b"})
@@ -513,7 +514,7 @@ async def test_settings(app: App, faults: Faults) -> None:
             bot = make_bot(ctx)
             event = gmsg(A, text, role="admin")
             ctx.receive_event(bot, event)
-            ctx.should_call_send(event, Has("已设为 b" if "连牌" in text else "已恢复默认规则"),
+            expect_reply(ctx, event, Has("已设为 b" if "连牌" in text else "已恢复默认规则"),
                                  {"message_id": 1})
 
 

@@ -118,14 +118,13 @@ async def test_any_game_command_ends_auto_play_and_toggle(app: App) -> None:
         expect_group(ctx, "玩家103 进入托管")
         ctx.receive_event(bot, gmsg(C, "/托管"))
         expect_group(ctx, "玩家103 取消托管")
-        ctx.receive_event(bot, gmsg(A, "出 3"))
-        expect_group(ctx, "玩家101 出", at=B)
-        expect_private(ctx, A, "手牌")
-    assert table.auto == [str(B)]
+        ctx.receive_event(bot, gmsg(A, "出 3"))  # B in 托管 is next: the post waits for B's move
+    assert table.auto == [str(B)] and table.pending
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        ctx.receive_event(bot, gmsg(B, "出 5"))
-        expect_group(ctx, "玩家102 出", "玩家102 取消托管", at=C)
+        ctx.receive_event(bot, gmsg(B, "出 5"))  # B decides after all: one post for both moves
+        expect_group(ctx, "玩家101 出 ♠3", "玩家102 出", "玩家102 取消托管", at=C)
+        expect_private(ctx, A, "手牌")
         expect_private(ctx, B, "手牌")
         ctx.receive_event(bot, gmsg(9, "/托管"))
         expect_group(ctx, "不在本群进行中的牌局", at=9)

@@ -16,6 +16,7 @@ from chat_support import (
     expect_forward,
     expect_group,
     expect_private,
+    expect_reply,
     gmsg,
     make_bot,
     pmsg,
@@ -152,7 +153,7 @@ async def test_wakeng_rules_and_setting(app: App) -> None:
         expect_forward(ctx, "【挖坑】", "挖坑规则：标准（标准/陕西）", "出牌限时：60")
         event = gmsg(A, "/设置 挖坑 挖坑规则 陕西", role="owner")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("挖坑规则 已设为 陕西"), {"message_id": 1})
+        expect_reply(ctx, event, Has("挖坑规则 已设为 陕西"), {"message_id": 1})
     assert await REGISTRY.store.get_settings(str(GROUP), "挖坑") == {"ruleset": "陕西"}
 
 

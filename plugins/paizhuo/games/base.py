@@ -63,12 +63,15 @@ class Say:
     marks a private message that only a hidden role gets (e.g. a spy's 明/暗 answer
     confirmed): if it cannot be delivered the group is not told whose it was, nor when
     (G-4). ``update`` marks a private hand update that a newer one may replace while it
-    waits to be sent."""
+    waits to be sent. ``prompt`` marks a group message that is only the turn prompt
+    (``轮到 …``): when automatic moves follow at once, it is stale and left out of their
+    common post."""
 
     message: Message | str
     seat: int | None = None
     secret: bool = False
     update: bool = False
+    prompt: bool = False
 
 
 class GameAdapter(ABC):

@@ -10,12 +10,13 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.ai.strategy import PlanStrategy, suggestions
+from engine.ai.strategy import suggestions
 from engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
 from engine.climbing import ClimbingGame, Move
 from engine.moves import any_beating
 from engine.readings import trailing_type_word
 from engine.strategy import LowestStrategy, Strategy
+from plugins.paizhuo.ai_turn import LeveledStrategy
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import plain
 
@@ -93,8 +94,9 @@ def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[in
 class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
-    strategy: Strategy = PlanStrategy()
-    """Moves of computer players, players in 托管 and timed-out players (G-6)."""
+    strategy: Strategy = LeveledStrategy()
+    """Moves of computer players, players in 托管 and timed-out players (G-6), at the
+    group's 电脑难度 (:mod:`plugins.paizhuo.ai_turn`)."""
     simple_strategy: Strategy = LowestStrategy()
     """The simple timeout rule a group may choose (超时代打 简单): pass when following
     (unless 把一必拦 forbids it), lead the lowest single."""
@@ -274,7 +276,10 @@ class ClimbingAdapter(GameAdapter):
         return None
 
     def _after_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> list[Say]:
-        says = [Say(self.render_move(game, seats, move, why))]
+        body, prompt = self.move_parts(game, seats, move, why)
+        says = [Say(body)]
+        if prompt is not None:
+            says.append(Say(prompt, prompt=True))
         if move.cards:
             says.append(Say(self.hand_update(game, seats, move.seat), move.seat, update=True))
         return says
@@ -303,6 +308,13 @@ class ClimbingAdapter(GameAdapter):
     def render_move(self, game: ClimbingGame, seats: list[SeatView], move: Move, why: str = "") -> Message:
         """The group message after an accepted move (G-4): the play or pass, going out or
         a low hand, the end of a trick or 接风, then the next prompt."""
+        body, prompt = self.move_parts(game, seats, move, why)
+        return body if prompt is None else body + MessageSegment.text("\n") + prompt
+
+    def move_parts(self, game: ClimbingGame, seats: list[SeatView], move: Move,
+                   why: str = "") -> tuple[Message, Message | None]:
+        """:meth:`render_move` as ``(the move's lines, the next prompt)``; the prompt is
+        ``None`` once the game is over."""
         name = seats[move.seat].name
         note = f"［{why}］" if why else ""
         if move.reading is not None:
@@ -322,12 +334,12 @@ class ClimbingAdapter(GameAdapter):
             else:
                 lines.append(f"没人要，{winner} 拿下这一轮。")
         if game.over:
-            return plain("\n".join(lines))
+            return plain("\n".join(lines)), None
         counts = self.counts_line(game, seats)
         if counts:
             lines.append(counts)
         just_shown = move.reading is not None and game.lead is not None and game.lead[0] == move.seat
-        return plain("\n".join(lines) + "\n") + self.prompt(game, seats, just_shown and len(lines) == 1)
+        return plain("\n".join(lines)), self.prompt(game, seats, just_shown and len(lines) == 1)
 
     def hand_text(self, game: Any, title: str, head: str, seat: int, how: str) -> str:
         """``【游戏】<head>`` then the hand (G-1) and how to play."""

@@ -156,7 +156,7 @@ class WakengAdapter(ClimbingAdapter):
         note = f"［{why}］" if why else ""
         line = f"{seats[seat].name} {'不叫' if amount == 0 else f'叫 {amount} 分'}{note}"
         if game.phase == "bid":
-            return [Say(plain(line + "\n") + self._bid_prompt(game, seats))]
+            return [Say(line), Say(self._bid_prompt(game, seats), prompt=True)]
         digger = seats[game.digger].name
         note = "（三家都不叫，先叫的人挖 1 分）" if not any(game.bids) else ""
         return [
@@ -236,7 +236,8 @@ class WakengAdapter(ClimbingAdapter):
         return [
             Say(f"你扣下：{self.cards(game, game.buried)}{note}；拿到底牌：{self.cards(game, game.bottom)}\n"
                 + self.hand(game, seats, game.digger), game.digger),
-            Say(plain(f"{digger} 扣底完成{note}。{self._lead_line(game, seats)}\n") + self.prompt(game, seats)),
+            Say(f"{digger} 扣底完成{note}。{self._lead_line(game, seats)}"),
+            Say(self.prompt(game, seats), prompt=True),
         ]
 
     def _lead_line(self, game: WGame, seats: list[SeatView]) -> str:

@@ -134,6 +134,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
     def _play_start(self, game: ZGame, seats: list[SeatView]) -> Message:
         """Declared spies announced together (Z-9, G-4), who leads and why (Z-5), then the
         first prompt."""
+        return plain(self._play_start_lines(game, seats) + "\n") + self.prompt(game, seats)
+
+    def _play_start_lines(self, game: ZGame, seats: list[SeatView]) -> str:
+        """:meth:`_play_start` without the prompt."""
         lines = []
         for s in game.declared_spies():
             if game.declared[s] == "明牌":
@@ -141,7 +145,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
             else:
                 lines.append(f"{seats[s].name} 亮明：我是特务！")
         lines.append(self._lead_line(game, seats))
-        return plain("".join(line + "\n" for line in lines)) + self.prompt(game, seats)
+        return "\n".join(lines)
 
     def secret_phase(self, game: ZGame) -> bool:
         """Z-9: while spies choose 明/暗, only spies get answers (G-4)."""
@@ -150,7 +154,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
     def _phase_says(self, game: ZGame, seats: list[SeatView]) -> list[Say]:
         """What the group and players are told when a phase begins after another."""
         if game.phase == "play":
-            return [Say(self._play_start(game, seats))]
+            return [Say(self._play_start_lines(game, seats)), Say(self.prompt(game, seats), prompt=True)]
         if game.phase == "declare":
             return [Say(self._waiting_line(game)),
                     *(Say(f"【抓特务】{self._declare_prompt(game, s)}", s) for s in range(game.players))]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 
 from plugins.paizhuo.actions import reply
-from plugins.paizhuo.messaging import deliver, private
+from plugins.paizhuo.messaging import chatter, deliver, private
 from plugins.paizhuo.names import clean_name
 
 
@@ -50,5 +50,5 @@ async def wrong_args(bot: Bot, event: MessageEvent, args: Message, command: str)
     user_id = str(event.user_id)
     out = (reply(str(event.group_id), user_id, USAGE[command]) if isinstance(event, GroupMessageEvent)
            else private(user_id, USAGE[command]))
-    await deliver(bot, [out])
+    await deliver(bot, [chatter(out)])
     return True

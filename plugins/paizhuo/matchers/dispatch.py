@@ -52,6 +52,9 @@ OURS: list[type[Matcher]] = []
 _by_word: dict[str, list[type[Matcher]]] = {}
 _plain: list[tuple[type[Matcher], Callable[[Event], Awaitable[bool]] | None]] = []
 _rank: dict[type[Matcher], int] = {}
+UNLIMITED: set[type[Matcher]] = set()
+"""Matchers outside the per-sender command limit (moves and private answers: their
+refusals are limited on their own, and an accepted one is the game going on)."""
 _direct: dict[type[Matcher], tuple[type, Callable[..., Awaitable[Any]]]] = {}
 """Matchers run by calling their one handler ``(bot, event)`` directly (see :func:`adopt`),
 with the bot type the handler takes."""
@@ -248,6 +251,20 @@ def _scoped_candidates_at(priority: int) -> Callable[[], Awaitable[bool]]:
     return candidates
 
 
+def _within_command_limit(bot: Any, event: Event, first: type[Matcher]) -> bool:
+    """Whether the sender of a command may have it handled now (and count it): every
+    command of ours counts against the sender's limit (``COMMAND_LIMIT``), moves and
+    private answers and the superusers' commands excepted."""
+    from plugins.paizhuo.messaging import command_limiter
+
+    if first in UNLIMITED:
+        return True
+    user_id = getattr(event, "user_id", None)
+    if user_id is None or str(user_id) in getattr(bot.config, "superusers", ()):
+        return True
+    return command_limiter().allow(str(user_id))
+
+
 async def _run_candidates() -> None:
     """The dispatchers' handler (no parameters: the matcher, bot and event are the ones
     NoneBot set for the run): run this priority's candidates in order until one takes
@@ -261,6 +278,9 @@ async def _run_candidates() -> None:
         if every is None:
             every = await _all_candidates(event, state)
         found = [m for m in every if m.priority == matcher.priority]
+    if found and not _within_command_limit(bot, event, found[0]):
+        matcher.stop_propagation()  # ours, over the sender's limit: ignored silently
+        return
     for inner in found:
         direct = _direct.get(inner)
         if direct is not None and isinstance(bot, direct[0]):  # its rule passed: run it

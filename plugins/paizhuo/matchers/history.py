@@ -14,7 +14,7 @@ from engine.numbers import parse_int
 from plugins.paizhuo import actions
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.messaging import deliver, group
+from plugins.paizhuo.messaging import deliver_reply, group
 from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.records import (
     board_for,
@@ -50,10 +50,10 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
                  for name, adapter in GAMES.items()}
     board = await board_for(store, group_id, args, user_id, min_games)
     if isinstance(board, str):
-        await deliver(bot, [actions.reply(group_id, user_id, board)])
+        await deliver_reply(bot, [actions.reply(group_id, user_id, board)])
         return
     text = board_text(board, await member_names(bot, group_id), user_id)
-    await deliver(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
+    await deliver_reply(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
 
 
 @board_cmd.handle()
@@ -67,18 +67,18 @@ async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
     if not unicodedata.normalize("NFKC", args).strip():
         entries = await recent_games(store, group_id)
         text = games_list_text(entries, await member_names(bot, group_id) if entries else {})
-        await deliver(bot, [group(group_id, text)])
+        await deliver_reply(bot, [group(group_id, text)])
         return
     number = game_number_arg(args)
     if number is None:
-        await deliver(bot, [actions.reply(group_id, user_id, GAMES_USAGE)])
+        await deliver_reply(bot, [actions.reply(group_id, user_id, GAMES_USAGE)])
         return
     entry = await game_by_number(store, group_id, number)
     if entry is None:
-        await deliver(bot, [actions.reply(group_id, user_id, f"本群没有第 {number} 局。发送 /对局 查看最近的对局。")])
+        await deliver_reply(bot, [actions.reply(group_id, user_id, f"本群没有第 {number} 局。发送 /对局 查看最近的对局。")])
         return
     text = replay_text(entry, await member_names(bot, group_id))
-    await deliver(bot, [forward("group", group_id, text)])
+    await deliver_reply(bot, [forward("group", group_id, text)])
 
 
 @games_cmd.handle()

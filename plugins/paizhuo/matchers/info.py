@@ -14,7 +14,7 @@ from plugins.paizhuo import actions, tally
 from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.matchers.depends import USAGE, display_name, is_manager, wrong_args
-from plugins.paizhuo.messaging import deliver, plain
+from plugins.paizhuo.messaging import answer, chatter, deliver
 from plugins.paizhuo.names import clean_name
 from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.stats import render_stats
@@ -30,7 +30,7 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人�
 查看：/手牌（私聊重发手牌）/提示（私聊告诉你可以怎么出）/记牌（私聊列出你还没见过的牌）/牌桌 /战绩 [@某人] /规则 [游戏]
 排行与复盘：/排行 [游戏] [本周|本月|总]；/对局 列出最近的对局，/对局 <编号> 复盘
 所有命令也可写成 /牌桌 <命令>，例如 /牌桌 帮助（与别的插件同名时用）
-管理：/设置 <游戏> <项> <值>、/设置 <游戏> 默认（群主、管理员）；/结束（开局人、群主、管理员）
+管理：/设置 <游戏> <项> <值>、/设置 <游戏> 默认（群主、管理员）；/结束（开局人、群主、管理员）；/牌桌 状态 查看发送状态（群主、管理员）
 记牌：3 4 5 6 7 8 9 10 J Q K A 2，10 也可写 T 或 0，小王=小，大王=大；
 花色可写 ♠♥♣♦、黑桃/红桃/梅花/方块 或 s h c d，例如 出 ♥3 或 出 h3；
 空格、逗号随意：778899 = 7 7 8 8 9 9 = ７７８８９９；牌后可写牌型名，如 出 999 101010 JJJ 三连。
@@ -41,8 +41,8 @@ HELP_USAGE = "用法：/帮助 查看命令；/帮助 <游戏> 查看牌型名�
 
 
 def reply_to(event: GroupMessageEvent, text: str):
-    """A short plain group reply."""
-    return actions.reply(str(event.group_id), str(event.user_id), text)
+    """A short group reply that @-mentions the sender (chatter: after the game's messages)."""
+    return chatter(actions.reply(str(event.group_id), str(event.user_id), text))
 
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
@@ -57,14 +57,14 @@ set_cmd = on_command("设置", priority=10, block=True)
 @rules_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     text = await actions.show_rules(str(event.group_id), args.extract_plain_text())
-    await deliver(bot, [forward_reply(event, text) if "\n" in text else reply_to(event, text)])
+    await deliver(bot, [chatter(forward_reply(event, text)) if "\n" in text else reply_to(event, text)])
 
 
 @set_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     text = await actions.change_setting(str(event.group_id), args.extract_plain_text(),
                                         is_manager(bot, event))
-    await set_cmd.finish(plain(text))
+    await deliver(bot, [answer(event, text)])
 
 
 @hand_cmd.handle()
@@ -92,11 +92,9 @@ async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None
 async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
     game = unicodedata.normalize("NFKC", args.extract_plain_text()).strip()
     if not game:
-        await deliver(bot, [forward_reply(event, HELP)])
+        await deliver(bot, [chatter(forward_reply(event, HELP))])
         return
-    if game in GAMES:
-        await help_cmd.finish(plain(GAMES[game].help()))
-    await help_cmd.finish(plain(HELP_USAGE))
+    await deliver(bot, [answer(event, GAMES[game].help() if game in GAMES else HELP_USAGE)])
 
 
 @stats_cmd.handle()
@@ -108,7 +106,8 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
         target = str(number)
     elif typed:
         # A name typed without a real @ (``/战绩 乙``), or words beside the @.
-        await stats_cmd.finish(plain(USAGE["战绩"]))
+        await deliver(bot, [answer(event, USAGE["战绩"])])
+        return
     if target is None or target == "all":
         target, name = str(event.user_id), None
     else:
@@ -123,6 +122,6 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     text = await render_stats(str(event.group_id), target, name or target)
     if pictures_on() and "\n" in text:
         chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
-        await deliver(bot, [await picture("group", str(event.group_id), text, chart)])
+        await deliver(bot, [chatter(await picture("group", str(event.group_id), text, chart))])
         return
-    await stats_cmd.finish(plain(text))
+    await deliver(bot, [answer(event, text)])

@@ -13,6 +13,8 @@ from engine.cards import NotationError, parse_cards
 from engine.readings import trailing_type_word
 from plugins.paizhuo import actions
 from plugins.paizhuo.games import GAMES
+from plugins.paizhuo.matchers import dispatch
+from plugins.paizhuo.messaging import chatter
 from plugins.paizhuo.tables import REGISTRY
 
 
@@ -65,6 +67,7 @@ async def _is_move(event: GroupMessageEvent) -> bool:
 
 
 move_msg = on_message(rule=Rule(_is_move), priority=5, block=True)
+dispatch.UNLIMITED.add(move_msg)
 
 
 @move_msg.handle()
@@ -74,7 +77,7 @@ async def _(bot: Bot, event: GroupMessageEvent) -> None:
         return
     kind, arg = parsed
     if kind == "play" and not arg:
-        await actions.deliver(bot, [actions.reply(str(event.group_id), str(event.user_id),
-                                                  "请在“出”后面写牌，例如：出 33")])
+        await actions.deliver(bot, [chatter(actions.reply(
+            str(event.group_id), str(event.user_id), "请在“出”后面写牌，例如：出 33"))])
         return
     await actions.move(bot, str(event.group_id), str(event.user_id), kind, arg)

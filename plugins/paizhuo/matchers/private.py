@@ -12,8 +12,9 @@ from nonebot.rule import Rule, is_type
 
 from plugins.paizhuo import actions
 from plugins.paizhuo.games import GAMES
+from plugins.paizhuo.matchers import dispatch
 from plugins.paizhuo.matchers.play import parse_move, strip_prefix
-from plugins.paizhuo.messaging import deliver, private
+from plugins.paizhuo.messaging import chatter, deliver, private
 
 
 def is_answer_text(text: str) -> bool:
@@ -29,13 +30,14 @@ async def _is_answer(event: PrivateMessageEvent) -> bool:
 
 
 answer_msg = on_message(rule=Rule(_is_answer), priority=5, block=True)
+dispatch.UNLIMITED.add(answer_msg)
 
 
 @answer_msg.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     user_id = str(event.user_id)
     if not await actions.answer(bot, user_id, strip_prefix(event.get_plaintext())):
-        await deliver(bot, [private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。")])
+        await deliver(bot, [chatter(private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。"))])
 
 
 GROUP_ONLY = ("开局", "开桌", "加入", "上桌", "入座", "退出", "下桌", "结束", "结束牌局", "继续", "再来",
@@ -69,10 +71,10 @@ private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 
 @group_only_cmd.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
-    await deliver(bot, [private(str(event.user_id),
-                                "这个命令请在群里发送。私聊只用于：/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。")])
+    await deliver(bot, [chatter(private(
+        str(event.user_id), "这个命令请在群里发送。私聊只用于：/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。"))])
 
 
 @private_move.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
-    await deliver(bot, [private(str(event.user_id), "出牌、过和叫分请在群里发送，大家才看得到。")])
+    await deliver(bot, [chatter(private(str(event.user_id), "出牌、过和叫分请在群里发送，大家才看得到。"))])

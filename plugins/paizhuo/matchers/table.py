@@ -1,5 +1,5 @@
 """``/开局``, ``/加入``, ``/退出``, ``/踢``, ``/继续``, ``/托管``, ``/结束``, ``/牌桌``: opening and
-managing a group's table."""
+managing a group's table; ``/牌桌 状态``: the account's sending state (admins)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from nonebot.params import CommandArg
 
 from plugins.paizhuo import actions
 from plugins.paizhuo.matchers.depends import display_name, is_manager, wrong_args
+from plugins.paizhuo.messaging import answer, deliver, schedulers
+from plugins.paizhuo.status import DENIED, status_text
 
 open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
 join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)
@@ -51,6 +53,10 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 @table_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+    if args.extract_plain_text().strip() == "状态":  # /牌桌 状态: the account's sending
+        text = status_text(bot.self_id, schedulers().get(bot.self_id)) if is_manager(bot, event) else DENIED
+        await deliver(bot, [answer(event, text)])
+        return
     # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.
     if args.extract_plain_text().strip() != "牌桌" and await wrong_args(bot, event, args, "牌桌"):
         return

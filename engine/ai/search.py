@@ -1,0 +1,259 @@
+"""困难: the computer player that searches (determinized sampling, RULES.md G-6).
+
+:func:`search_decide` takes a game state (the engine's JSON) and a seat, and chooses among
+a few candidate moves — the planner's own choice, the cheapest legal plays, and a pass when
+allowed — by playing each one out on ``samples`` deals of the unseen cards. Each sample
+deals the cards the seat has not seen to the other seats (and out of play) at random, with
+every card count kept and every public fact kept: a 明牌 spy's open hand stays, a spy who
+declared (明 / 明牌) and has played no spy card holds one. (What passes and bids say
+about a hand is not used: a pass may be a choice.) Then every seat plays the rest of the
+game with the planner (普通); the candidate with the best mean points for the seat is
+chosen when it beats the planner's own choice clearly on the same deals (:func:`_pick`),
+else the planner's choice stands.
+
+Everything is drawn from what the seat knows and from ``seed`` — never from the hidden
+cards in the state — so reshuffling the hidden cards (consistently with what the seat saw)
+never changes the decision. Pure and deterministic; the time bound is the caller's
+(``samples``), the worker pool lives in the chat layer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from itertools import islice
+from typing import Any
+
+from engine.ai.endgame import sure_line
+from engine.ai.strategy import decide
+from engine.ai.view import View, view_of
+from engine.movegen import Play, pack_cards
+from engine.moves import cards_for, generator
+from engine.strategy import PASS, Action
+
+CANDIDATES = 8
+"""Moves compared per decision at most (the planner's choice first)."""
+
+CONFIDENCE = 1.0
+"""Standard errors by which another move must beat the planner's choice to be taken."""
+
+ROLLOUT_LINE_LIMIT = 600
+"""Plays a rollout's decisions search for a sure way out (less than 普通's own)."""
+
+ROLLOUT_LINE_CARDS = 8
+"""Rollouts look for a sure way out only with this many cards or fewer in hand."""
+
+ROLLOUT_MOVES = 2000
+"""A rollout stops after this many moves (never reached in practice)."""
+
+
+def game_from_json(data: dict) -> Any:
+    """The game of a state saved by ``to_json`` (any climbing game: 抓特务 / 挖坑 / 手把一,
+    told apart by their fields)."""
+    if "spy_cards" in data:
+        from engine.zhuatewu.game import ZGame
+
+        return ZGame.from_json(data)
+    if "buried" in data:
+        from engine.wakeng.game import WGame
+
+        return WGame.from_json(data)
+    from engine.shoubayi.game import SGame
+
+    return SGame.from_json(data)
+
+
+def _deck(game: Any) -> list[int]:
+    kind = type(game).__name__
+    if kind == "WGame":
+        return list(range(52))
+    if kind == "SGame" and not game.rules.jokers:
+        return list(range(52))
+    return list(range(54))
+
+
+def _public_hands(game: Any, seat: int) -> dict[int, list[int]]:
+    """Hands every seat sees (抓特务 明牌, Z-9)."""
+    if type(game).__name__ != "ZGame":
+        return {}
+    return {s: list(game.hands[s]) for s in game.open_seats() if s != seat}
+
+
+def _must_be_spy(game: Any, seat: int) -> list[int]:
+    """Seats known to every player as spies that have not played every spy card they
+    could hold: they must hold one (抓特务 明 / 明牌, Z-9)."""
+    if type(game).__name__ != "ZGame":
+        return []
+    out = []
+    for s in game.declared_spies():
+        if s == seat:
+            continue
+        played = {c for p, cs in game.log if p == s for c in cs}
+        if not played.intersection(game.spy_cards):
+            out.append(s)
+    return out
+
+
+def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50) -> Any:
+    """A copy of ``game`` whose other hands (and cards out of play) are dealt at random
+    from the cards ``seat`` has not seen, keeping every count and the public facts of the
+    module doc. Reads only what ``seat`` may know."""
+    data = game.to_json()
+    kind = type(game).__name__
+    players = game.players
+    played = {c for _s, cs in game.log for c in cs}
+    mine = set(game.hands[seat])
+    fixed = _public_hands(game, seat)
+    known_out: set[int] = set()
+    if kind == "WGame" and seat == game.digger:
+        known_out = set(game.buried)
+    taken = played | mine | known_out | {c for h in fixed.values() for c in h}
+    pool = sorted(c for c in _deck(game) if c not in taken)
+    others = [s for s in range(players) if s != seat and s not in fixed]
+    counts = {s: len(game.hands[s]) for s in others}
+    spies = _must_be_spy(game, seat)
+    spy_cards = set(getattr(game, "spy_cards", ()))
+    hands: dict[int, list[int]] = {}
+    for _ in range(tries):
+        rng.shuffle(pool)
+        rest = list(pool)
+        hands = {}
+        for s in others:
+            hands[s], rest = sorted(rest[:counts[s]]), rest[counts[s]:]
+        if all(spy_cards.intersection(hands[s]) for s in spies):
+            break
+    new_hands = [list(h) for h in data["hands"]]
+    for s, h in hands.items():
+        new_hands[s] = h
+    for s, h in fixed.items():
+        new_hands[s] = h
+    data["hands"] = new_hands
+    used = {c for h in new_hands for c in h} | played
+    leftover = sorted(c for c in _deck(game) if c not in used)
+    if kind == "WGame" and seat != game.digger:
+        data["buried"] = leftover[:len(game.buried)]
+    if kind == "SGame":
+        data["aside"] = leftover[:len(game.aside)]
+    world = game_from_json(data)
+    if kind == "ZGame":
+        for s in range(players):
+            held = set(world.hands[s]) | {c for p, cs in world.log if p == s for c in cs}
+            world.roles[s] = "spy" if spy_cards & held else "civilian"
+    return world
+
+
+def _candidates(game: Any, seat: int, view: View, first: Action) -> list[Action]:
+    """The planner's choice, then the cheapest legal plays (leads without bombs) and a
+    pass when allowed, at most :data:`CANDIDATES`, each once."""
+    gen = generator(view.rules)
+    hand = pack_cards(view.hand)
+    protected = tuple(game.protected())
+    out = [first]
+    keys = {(first.kind, first.cards)}
+    if view.lead is not None and view.may_pass and first.kind != "pass":
+        out.append(PASS)
+        keys.add(("pass", ()))
+    source = gen.iter_leads(hand) if view.lead is None else gen.iter_follows(hand, view.lead[1])
+    per_kind: dict[tuple[str, int], int] = {}
+    for p in islice(source, 300):
+        if len(out) >= CANDIDATES:
+            break
+        if view.lead is None and p[1].bomb and len(view.hand) > 4:
+            continue
+        k = (p[1].kind, p[1].size)
+        if per_kind.get(k, 0) >= 2:
+            continue
+        cards = tuple(cards_for(p, list(view.hand), protected))
+        if ("play", cards) in keys or not _legal(game, seat, cards, p):
+            continue
+        per_kind[k] = per_kind.get(k, 0) + 1
+        keys.add(("play", cards))
+        out.append(Action("play", cards, p[1]))
+    return out
+
+
+def _legal(game: Any, seat: int, cards: tuple[int, ...], play: Play) -> bool:
+    try:
+        game.check_play(seat, list(cards), play[1])
+    except Exception:  # noqa: BLE001 - a game's own refusal (S-3 lone joker)
+        return False
+    return True
+
+
+def _apply(game: Any, seat: int, action: Action) -> None:
+    if action.kind == "pass":
+        game.pass_turn(seat)
+    else:
+        game.play_reading(seat, list(action.cards), action.reading)
+
+
+def _rollout(world: Any, seat: int, action: Action) -> float:
+    """Points of ``seat`` after ``action`` and the planner everywhere to the end."""
+    _apply(world, seat, action)
+    for _ in range(ROLLOUT_MOVES):
+        if world.over:
+            break
+        s = world.turn
+        _apply(world, s, decide(view_of(world, s), tuple(world.protected()),
+                                line_limit=ROLLOUT_LINE_LIMIT, line_cards=ROLLOUT_LINE_CARDS))
+    if not world.over:
+        return 0.0
+    return float(world.result["points"][seat])
+
+
+def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
+                  stop: Callable[[], bool] | None = None) -> Action:
+    """困难's action for ``seat`` in the game saved as ``state`` (its ``to_json``),
+    whose turn it is: see the module doc. ``samples`` deals are played out for each
+    candidate (cost ≈ samples × candidates rollouts). Deterministic in ``seed``.
+
+    ``stop`` (the caller's time budget; the engine reads no clock) is asked before each
+    rollout: when it says so, the samples completed so far decide (none: the planner's
+    choice)."""
+    game = game_from_json(state)
+    view = view_of(game, seat)
+    protected = tuple(game.protected())
+    first = decide(view, protected)
+    if sure_line(view):
+        return first  # the planner already takes a sure way out
+    cands = _candidates(game, seat, view, first)
+    if len(cands) == 1 or samples <= 0:
+        return first
+    rng = random.Random(seed)
+    rows: list[list[float]] = []
+    for _ in range(samples):
+        world_seed = rng.getrandbits(32)
+        points = []
+        for action in cands:
+            if stop is not None and stop():
+                break
+            world = sample_world(game, seat, random.Random(world_seed))
+            points.append(_rollout(world, seat, action))
+        if len(points) < len(cands):
+            break  # out of time: a sample counts only when every candidate played it
+        rows.append(points)
+    return cands[_pick(rows)]
+
+
+def _pick(rows: list[list[float]]) -> int:
+    """The candidate with the best mean over the samples ``rows`` (one row per sampled
+    deal, one column per candidate), if it beats the planner's choice (column 0) clearly:
+    the mean of the paired differences at least :data:`CONFIDENCE` standard errors above
+    zero. Otherwise 0 — a handful of samples is noisy, and the planner is the prior."""
+    if not rows:
+        return 0
+    n = len(rows)
+    means = [sum(r[i] for r in rows) / n for i in range(len(rows[0]))]
+    best = max(range(len(means)), key=lambda i: (means[i], -i))
+    if best == 0:
+        return 0
+    diffs = [r[best] - r[0] for r in rows]
+    mean = sum(diffs) / n
+    if mean <= 0:
+        return 0
+    if n == 1:
+        return best if CONFIDENCE <= 0 else 0
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    se = (var / n) ** 0.5
+    return best if se == 0 or mean >= CONFIDENCE * se else 0
+

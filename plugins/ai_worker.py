@@ -1,0 +1,125 @@
+"""困难's worker processes (:mod:`plugins.paizhuo.ai_turn` uses them): :class:`SearchPool`
+and the function each worker runs. Kept outside the ``plugins.paizhuo`` package: a spawned
+worker imports only this and the engine, never the bot (whose import needs a running
+NoneBot), and the benchmarks use the pool without a bot."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+from engine.ai.search import search_decide
+from engine.strategy import Action
+
+SAMPLES_CAP = 64
+"""困难 plays at most this many sampled deals per candidate, whatever the budget."""
+
+
+def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action:
+    """:func:`engine.ai.search.search_decide` on ``state`` until 70% of ``budget_ms`` is
+    spent (the clock is read here, not in the engine)."""
+    deadline = time.monotonic() + budget_ms * 0.7 / 1000
+
+    def stop() -> bool:
+        return time.monotonic() >= deadline
+
+    try:
+        return search_decide(state, seat, seed, SAMPLES_CAP, stop)
+    except StopIteration as err:  # cannot cross into an asyncio future as it is
+        raise RuntimeError("search failed") from err
+
+
+def warm() -> int:
+    """A no-op that makes a new worker import the engine before the first search."""
+    return 0
+
+
+class SearchPool:
+    """Worker processes for 困难 (``workers`` processes, at most ``limit`` searches at
+    once). Counts what happened: ``searched``, ``refused`` (pool full), ``timed_out``,
+    ``failed`` (a worker died or raised)."""
+
+    def __init__(self, workers: int = 1, limit: int = 2, work: Any = None) -> None:
+        self.workers = max(1, workers)
+        self.limit = max(1, limit)
+        self.work = work or worker_search
+        """The function run in a worker: ``(state, seat, seed, budget_ms) -> Action``."""
+        self._executor: ProcessPoolExecutor | None = None
+        self._busy = 0
+        self._lock = threading.Lock()
+        self.searched = self.refused = self.timed_out = self.failed = 0
+
+    def executor(self) -> ProcessPoolExecutor:
+        """The worker pool, started on first use (spawned processes: no state of the bot
+        process is copied into them)."""
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._executor.submit(warm)
+        return self._executor
+
+    def _release(self, _future: Future) -> None:
+        with self._lock:
+            self._busy -= 1
+
+    def busy(self) -> int:
+        """Searches submitted and not finished (a timed-out search runs on to its end)."""
+        return self._busy
+
+    async def search(self, state: dict, seat: int, seed: int, budget_ms: int) -> Action | None:
+        """困难's action, or ``None`` when the pool is full, the budget ran out, or the
+        worker failed. Waits at most ``budget_ms`` (plus scheduling)."""
+        with self._lock:
+            if self._busy >= self.limit:
+                self.refused += 1
+                return None
+            self._busy += 1
+        try:
+            future = self.executor().submit(self.work, state, seat, seed, budget_ms)
+        except Exception:  # noqa: BLE001 - a broken or shut-down pool
+            with self._lock:
+                self._busy -= 1
+            self.failed += 1
+            self._reset()
+            return None
+        future.add_done_callback(self._release)
+        try:
+            # 90%: the rest of the budget is for the fallback to 普通 and the move itself.
+            action = await asyncio.wait_for(asyncio.wrap_future(future), budget_ms * 0.9 / 1000)
+        except TimeoutError:
+            future.cancel()
+            self.timed_out += 1
+            return None
+        except Exception:  # noqa: BLE001 - BrokenProcessPool (a killed worker) and the like
+            self.failed += 1
+            self._reset()
+            return None
+        self.searched += 1
+        return action
+
+    def _reset(self) -> None:
+        """Drop a broken pool; the next search starts a new one."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the running workers."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return [p.pid for p in processes.values() if p.pid is not None]
+
+    def shutdown(self) -> None:
+        """Stop the workers now (bot shutdown): a search still running is abandoned."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()

@@ -1,0 +1,110 @@
+"""End to end: the send path when OneBot calls hang or fail.
+
+* Pictures and merged-forward messages whose calls hang (an upload that never ends): each
+  becomes its text within one call timeout, as a send of its own, and the game goes on.
+* Sends failing in several groups at once (the account throttled, 风控): the account
+  slows down as a whole, logs one WARNING and tells the superuser once, privately;
+  ``/牌桌 状态`` shows it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.onebot_sim import BotProcess, OneBotSim
+from tools.players import SimPlayer, play_table
+
+TOKEN = "e2e-sending"
+GROUP, QUIET = 62001, 62002
+FAILING = (62011, 62012, 62013, 62014)
+OWNER = 3999
+MEMBER = 3998
+FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+"""Any font makes the bot draw pictures (the Chinese comes out as boxes: enough here)."""
+
+
+@pytest.mark.parametrize("pictures", [False, True], ids=["forward", "pictures"])
+async def test_hung_media_become_text_and_the_game_goes_on(tmp_path: Path, pictures: bool) -> None:
+    env = {"ONEBOT_CALL_TIMEOUT": "2", "SEND_RETRIES": "3", "PAIZHUO_IMAGES": "false"}
+    if pictures:
+        if not FONT.is_file():
+            pytest.skip("no font file to draw pictures with")
+        env.update({"PAIZHUO_IMAGES": "true", "PAIZHUO_FONT": str(FONT)})
+    async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env,
+                          database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
+        sim = OneBotSim(self_id=10001)
+        players = [SimPlayer(2201 + i, name) for i, name in enumerate(["甲", "乙", "丙"])]
+        for p in players:
+            sim.add_member(GROUP, p.user_id, p.name)
+            sim.add_friend(p.user_id, p.name)
+        sim.hang_media = True
+        await sim.connect(bot.url, TOKEN)
+        try:
+            since = sim.mark()
+            await sim.group_message(GROUP, players[0].user_id, "/帮助")
+            help_text = await sim.wait_for_text("【牌桌 bot】", kind="group", target=GROUP,
+                                                since=since, timeout=30)
+            assert not help_text.forward
+            end = await play_table(sim, GROUP, players, "抓特务 三人", timeout=30)
+            assert end is not None and "本局结束" in end.text
+            details = await sim.wait_for_text("局详情", kind="group", target=GROUP,
+                                              since=sim.sent.index(end), timeout=30)
+            assert not details.forward
+            media = 2
+            if pictures:  # /战绩 is a picture too
+                since = sim.mark()
+                await sim.group_message(GROUP, players[0].user_id, "/战绩")
+                await sim.wait_for_text("的战绩", kind="group", target=GROUP, since=since,
+                                        timeout=30)
+                media += 1
+            # Each media call was made once, not retried while it held the group.
+            assert [h[:2] for h in sim.hung] == [("group", GROUP)] * media
+            since = sim.mark()
+            for p in players:
+                await sim.group_message(GROUP, p.user_id, "/继续")
+            await sim.wait_for_text("开局", kind="group", target=GROUP, since=since, timeout=30)
+            assert "send aborted" not in bot.log_text()
+        finally:
+            await sim.close()
+
+
+async def test_sends_failing_in_several_groups_slow_the_account_down(tmp_path: Path) -> None:
+    env = {"SEND_RETRIES": "1", "SEND_RATE": "50", "SEND_BURST": "5"}
+    async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env, superusers=[OWNER],
+                          database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
+        sim = OneBotSim(self_id=10001)
+        sim.add_friend(OWNER, "主人")
+        sim.add_member(QUIET, OWNER, "主人")
+        sim.add_member(QUIET, MEMBER, "群友")
+        for group in FAILING:
+            sim.add_member(group, MEMBER, "群友")
+            sim.fail_group.add(group)
+        await sim.connect(bot.url, TOKEN)
+        try:
+            since = sim.mark()
+            for group in FAILING:
+                await sim.group_message(group, MEMBER, "/牌桌")
+            notice = await sim.wait_for_text("发送受限", kind="private", target=OWNER,
+                                             since=since, timeout=30)
+            assert "降速" in notice.text
+            # More failures in the same episode: no second notice, no second WARNING.
+            for group in FAILING:
+                await sim.group_message(group, MEMBER, "/牌桌")
+            await sim.wait_idle(quiet=1.0, timeout=30)
+            notices = [s for s in sim.sent if s.kind == "private" and "发送受限" in s.text]
+            assert len(notices) == 1
+            assert bot.log_text().count("account throttled") == 1
+            # A group member may not look; the superuser may, and sees the slow-down.
+            since = sim.mark()
+            await sim.group_message(QUIET, MEMBER, "/牌桌 状态")
+            await sim.wait_for_text("只有群主、管理员", kind="group", target=QUIET,
+                                    since=since, timeout=30)
+            await sim.group_message(QUIET, OWNER, "/牌桌 状态")
+            status = await sim.wait_for_text("账号 10001 状态", kind="group", target=QUIET,
+                                             since=since, timeout=30)
+            assert "发送受限" in status.text and "每秒 50 条" in status.text
+            assert "最近 5 分钟失败" in status.text
+        finally:
+            await sim.close()

@@ -1,0 +1,109 @@
+"""电脑难度 困难's search in worker processes (RULES.md G-6): real worker processes, a
+killed worker, a hung search past its budget and a full pool each give no action (the
+move is then made at 普通), and the pool recovers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+from ai_pool_support import hang, quick
+
+from engine.ai.levels import NORMAL
+from engine.ai.strategy import decide
+from engine.ai.view import view_of
+from engine.shoubayi.game import SGame
+from engine.shoubayi.rules import SRules
+from engine.strategy import Action
+from plugins.ai_worker import SearchPool
+from plugins.paizhuo import ai_turn
+from plugins.paizhuo.ai_turn import Choice, LeveledStrategy
+
+
+def _normal(g: SGame) -> tuple[list[int], object]:
+    action = NORMAL.choose(g, g.turn)
+    return list(action.cards), action.reading
+
+
+def game() -> SGame:
+    return SGame.deal(3, SRules(), 11)
+
+
+@pytest.fixture
+def pools():
+    made: list[SearchPool] = []
+
+    def make(*args, **kwargs) -> SearchPool:
+        made.append(SearchPool(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for pool in made:
+        pool.shutdown()
+
+
+async def wait_for_worker(pool: SearchPool) -> list[int]:
+    """Start the pool and wait until its worker process exists."""
+    pool.executor()
+    for _ in range(200):
+        pids = pool.worker_pids()
+        if pids:
+            return pids
+        await asyncio.sleep(0.05)
+    raise AssertionError("no worker started")
+
+
+async def test_search_in_a_worker_returns_a_legal_action(pools) -> None:
+    pool = pools(1, 2)
+    g = game()
+    for _ in range(12):  # later in the game: the real search is cheap enough here
+        g.play_reading(g.turn, *_normal(g)) if NORMAL.choose(g, g.turn).kind == "play" \
+            else g.pass_turn(g.turn)
+    assert not g.over
+    action = await pool.search(g.to_json(), g.turn, seed=1, budget_ms=20_000)
+    assert action is not None and pool.searched == 1
+    g.play_reading(g.turn, list(action.cards), action.reading)  # legal
+
+
+async def test_a_killed_worker_gives_no_action_and_the_pool_recovers(pools) -> None:
+    pool = pools(1, 2, work=hang)
+    pids = await wait_for_worker(pool)
+    g = game()
+    search = asyncio.ensure_future(pool.search(g.to_json(), g.turn, 1, 20_000))
+    await asyncio.sleep(0.2)
+    os.kill(pids[0], signal.SIGKILL)
+    assert await search is None
+    assert pool.failed == 1
+    pool.work = quick
+    action = await pool.search(g.to_json(), g.turn, 1, 20_000)
+    assert action is not None
+
+
+async def test_a_hung_search_times_out_and_a_full_pool_refuses_at_once(pools) -> None:
+    pool = pools(1, 1, work=hang)
+    await wait_for_worker(pool)
+    g = game()
+    assert await pool.search(g.to_json(), g.turn, 1, 300) is None
+    assert pool.timed_out == 1
+    # The hung search still holds the only slot: the next one is refused, not queued.
+    assert pool.busy() == 1
+    assert await pool.search(g.to_json(), g.turn, 1, 300) is None
+    assert pool.refused == 1 and pool.timed_out == 1
+
+
+def test_leveled_strategy_falls_back_to_normal_without_a_search() -> None:
+    g = game()
+    seat = g.turn
+    normal = NORMAL.choose(g, seat)
+    with ai_turn.deciding(Choice("困难", seat, len(g.log), None)):
+        assert LeveledStrategy().choose(g, seat) == normal
+    # A searched action is used only for the very state it was searched for.
+    other = Action("pass")
+    with ai_turn.deciding(Choice("困难", seat, len(g.log) + 1, other)):
+        assert LeveledStrategy().choose(g, seat) == normal
+    with ai_turn.deciding(Choice("简单")):
+        simple = LeveledStrategy().choose(g, seat)
+    assert simple.kind == "play"
+    assert decide(view_of(g, seat)) == normal
