@@ -414,11 +414,11 @@ def _next_automatic(table: Table) -> str | None:
     return None
 
 
-def _automatic_move(table: Table, kind: str) -> list[Say]:
+async def _automatic_move(table: Table, kind: str) -> list[Say]:
     """Make one automatic move of :func:`_next_automatic`'s ``kind`` (under the lock)."""
     adapter = table.adapter
     if kind == "computer":
-        return _computer_moves(table)
+        return await _computer_moves(table)
     seat = adapter.acting_seat(table.engine)
     if kind == "auto":
         log_event(table, "auto_move", seat)
@@ -427,7 +427,7 @@ def _automatic_move(table: Table, kind: str) -> list[Say]:
     return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
 
 
-def _computer_moves(table: Table) -> list[Say]:
+async def _computer_moves(table: Table) -> list[Say]:
     """Every computer player the game waits for acts, through the same engine calls as a
     human's move; a failing strategy falls back to the timeout rule (never stalls)."""
     adapter = table.adapter
@@ -458,7 +458,7 @@ async def _computers_act(table: Table) -> list[Outgoing]:
     adapter = table.adapter
     table.computer_at = None
     secret = adapter.secret_phase(table.engine)
-    says = _computer_moves(table)
+    says = await _computer_moves(table)
     keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
     return await _commit(table, says_to_outs(table, says), keep, paused=True)
 
@@ -535,7 +535,7 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         if paused:  # each move of the run is saved before the next one is made
             table.rearm()
             await REGISTRY.save(table)
-        outs = says_to_outs(table, _automatic_move(table, kind))
+        outs = says_to_outs(table, await _automatic_move(table, kind))
         moves += 1
     if table.playing and adapter.is_over(table.engine):
         outs = _post(table, outs)
