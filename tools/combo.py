@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -266,10 +267,9 @@ class Combo:
         return self.bots[self.serving]
 
     async def _idle(self) -> None:
-        try:
+        # Computer seats may still be playing; the checks wait for what they need.
+        with contextlib.suppress(TimeoutError):
             await self.sim.wait_idle(quiet=QUIET, timeout=ANSWER_TIMEOUT * 2)
-        except TimeoutError:
-            pass  # computer seats may still be playing; checks below wait for what they need
 
     async def command(self, group_id: int | None, user: int, text: str, *,
                       answered: bool = True) -> list[Sent]:
