@@ -569,6 +569,21 @@ def _fail() -> Exception:
     return _ActionError(RETCODE_FAILED, "simulated media failure")
 
 
+async def _blank_schema(url: str) -> None:
+    """Empty the ``public`` schema of the PostgreSQL database at ``url`` (a run starts from
+    a blank database)."""
+    from sqlalchemy import pool, text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(url, poolclass=pool.NullPool)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+            await conn.execute(text("CREATE SCHEMA public"))
+    finally:
+        await engine.dispose()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -581,6 +596,8 @@ def main() -> int:
     failures = 0
     for seed in range(ns.seed, ns.seed + ns.seeds):
         with tempfile.TemporaryDirectory() as tmp:
+            if ns.pg:
+                asyncio.run(_blank_schema(ns.pg))
             try:
                 report = asyncio.run(Combo(Path(tmp), seed, pg_url=ns.pg or None,
                                               faults=FAULTS - set(ns.without.split(","))).run(ns.steps))
