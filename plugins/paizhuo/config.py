@@ -9,6 +9,7 @@ deprecation line at start-up naming the old ones it found (:func:`warn_old_names
 
 from __future__ import annotations
 
+import os
 from typing import Any, ClassVar
 
 from nonebot import get_driver, get_plugin_config, logger
@@ -23,9 +24,15 @@ OLD_NAMES: list[str] = []
 
 
 def _setting(default: Any, name: str) -> Any:
-    """A field read from ``PAIZHUO_<NAME>`` or, failing that, its old name ``<NAME>``."""
+    """A field read from ``PAIZHUO_<NAME>`` or, failing that, its old name ``<NAME>``.
+
+    NoneBot reads a plugin's settings from the environment by field name and by
+    ``alias`` (the alias winning), and from ``.env`` and ``nonebot.init`` keyword
+    arguments by any key: the alias makes the environment's ``PAIZHUO_<NAME>`` count,
+    the validation alias takes either key of the rest, the prefixed one first."""
     OLD_NAMES.append(name)
-    return Field(default, validation_alias=AliasChoices(PREFIX + name, name))
+    return Field(default, alias=PREFIX + name,
+                 validation_alias=AliasChoices(PREFIX + name, name))
 
 
 class Config(BaseModel):
@@ -143,9 +150,11 @@ def old_names_in(settings: dict[str, Any]) -> list[str]:
 
 
 def warn_old_names() -> list[str]:
-    """Log one WARNING line naming the old setting names found in NoneBot's config (none:
-    nothing is logged); returns them."""
-    old = old_names_in(model_dump(get_driver().config))
+    """Log one WARNING line naming the old setting names given (none: nothing is logged)
+    and return them: in NoneBot's config (``.env``, ``nonebot.init``) or the environment
+    (which NoneBot's config keeps only for its own fields; plugins read it by name)."""
+    given = set(model_dump(get_driver().config)) | {key.lower() for key in os.environ}
+    old = old_names_in(dict.fromkeys(given))
     if old:
         logger.warning(
             "牌桌: 这些设置名已过时，请加上 PAIZHUO_ 前缀（两个都有时以带前缀的为准）："

@@ -123,3 +123,4 @@ async def test_each_command_is_answered_by_one_bot_of_the_account(tmp_path: Path
     assert [e for e in host.events if e["post_type"] != "meta_event"] == [
         e for e in ours.events if e["post_type"] != "meta_event"]
     assert "已过时" not in game_bot.log_text()  # the suite sets the new names only
+    assert (tmp_path / "bot.db").exists()  # PAIZHUO_DATABASE_URL from the environment

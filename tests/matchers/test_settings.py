@@ -40,6 +40,19 @@ def test_old_names_still_read_and_the_new_name_wins() -> None:
         "COMMAND_LIMIT", "SEND_RATE"]
 
 
+def test_the_environment_is_read_by_both_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NoneBot reads a plugin's settings from the environment by field name and alias
+    only (not by validation alias): ``PAIZHUO_<NAME>`` in the environment counts."""
+    monkeypatch.setenv("PAIZHUO_SEND_BURST", "7")
+    monkeypatch.setenv("SEND_BURST", "2")
+    monkeypatch.setenv("COMPUTER_DELAY", "0.25")
+    monkeypatch.setenv("PAIZHUO_AI_SEARCHES", "5")
+    config = nonebot.get_plugin_config(Config)
+    assert (config.send_burst, config.computer_delay, config.ai_searches) == (
+        7, 0.25, 5)
+    assert warn_old_names() == ["COMPUTER_DELAY", "SEND_BURST"]
+
+
 def test_one_deprecation_line_names_the_old_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     from nonebot.log import logger
 
