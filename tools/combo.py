@@ -310,11 +310,18 @@ class Combo:
         return None
 
     def _prompt_key(self, group_id: int) -> str:
+        """The public situation a move is typed in: the game, the prompt, and the play to
+        beat (named in the prompt, or the last play of the post that prompts)."""
         for s in reversed(self.sim.sent):
             if s.kind == "group" and s.target == group_id and "轮到" in s.text:
-                line = [ln for ln in s.text.splitlines() if "轮到" in ln][-1]
-                line = re.sub(r"@\S+|（\d+ 秒）|\d+ 秒", "", line)
-                return f"{self.groups[group_id].game}|{line}"
+                lines = s.text.splitlines()
+                at = max(i for i, ln in enumerate(lines) if "轮到" in ln)
+                prompt = re.sub(r"@\S+|（\d+ 秒）|\d+ 秒", "", lines[at])
+                lead = ""
+                if "要大过" not in prompt and "首出" not in prompt:
+                    plays = [ln for ln in lines[:at] if " 出 " in ln]
+                    lead = plays[-1] if plays else ""
+                return f"{self.groups[group_id].game}|{prompt}|{lead}"
         return ""
 
     async def step(self) -> None:
