@@ -29,7 +29,8 @@ __plugin_meta__ = PluginMetadata(
     config=Config,
 )
 
-from plugins.paizhuo import accounts, actions, guard, matchers, messaging  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo import accounts, guard, matchers, messaging  # noqa: E402,F401  (registers the matchers)
+from plugins.paizhuo.actions import announce, deadlines, turns  # noqa: E402,F401  (turns: what a due timer does)
 from plugins.paizhuo.matchers import dispatch  # noqa: E402
 
 driver = get_driver()
@@ -46,7 +47,7 @@ async def _start_store() -> None:
 
 @driver.on_bot_connect
 async def _bot_connected(bot: Bot) -> None:
-    await actions.bot_connected(bot)
+    await announce.bot_connected(bot)
 
 
 @driver.on_bot_disconnect
@@ -100,7 +101,7 @@ async def _answers_here(bot: Bot, event: Event) -> bool:
 
 @driver.on_shutdown
 async def _stop_store() -> None:
-    actions.cancel_timers()
+    deadlines.cancel_timers()
     await messaging.stop_queues()
     if REGISTRY.store is not None:
         await REGISTRY.store.close()

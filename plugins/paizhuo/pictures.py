@@ -101,7 +101,7 @@ _LATER: dict[int, list[Pending]] = {}
 
 def later(table: object, pending: Pending) -> None:
     """Draw ``pending`` for ``table`` once the change's messages are queued
-    (``actions.run_locked`` takes them with :func:`take_later`)."""
+    (``actions.commit.run_locked`` takes them with :func:`take_later`)."""
     _LATER.setdefault(id(table), []).append(pending)
 
 

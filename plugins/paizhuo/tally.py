@@ -18,7 +18,7 @@ from nonebot.adapters.onebot.v11 import Bot
 from engine.ai.view import seen_elsewhere, unseen_cards
 from engine.cards import RANK_NAMES, rank_of
 from plugins.paizhuo import accounts
-from plugins.paizhuo.actions import reply
+from plugins.paizhuo.actions.basics import reply
 from plugins.paizhuo.messaging import Outgoing, deliver, private
 from plugins.paizhuo.tables import REGISTRY, Table
 

@@ -101,7 +101,7 @@ async def test_open_seats_the_opener_and_saves(app: App) -> None:
 
 # ---- /加入 /退出 and the start --------------------------------------------------------------
 async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 12345)
+    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 12345)
     expected = ZGame.deal(3, ZRules(), 12345)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -455,7 +455,7 @@ async def test_stats_by_qq_number(app: App) -> None:
 
 
 async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> None:
-    from plugins.paizhuo import actions
+    from plugins.paizhuo.actions import announce
 
     await seat_table(HANDS3, leader=2)
     REGISTRY.reset()
@@ -463,5 +463,5 @@ async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> Non
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         expect_group(ctx, "机器人已重启，牌局继续", "轮到", at=C)
-        await actions.announce_resumed(bot)
+        await announce.announce_resumed(bot)
     assert REGISTRY.resumed == set()

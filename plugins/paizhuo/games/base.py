@@ -3,7 +3,7 @@
 A :class:`GameAdapter` turns a table's seats and settings into an engine game, applies
 players' moves and private answers to it, and says what the group and each player see
 (RULES.md G-4) as a list of :class:`Say`. The table, locking, timers, persistence and
-sending are the same for every game and live in ``tables.py`` and ``actions.py``.
+sending are the same for every game and live in ``tables.py`` and the ``actions`` package.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from nonebot import get_driver, on_message
 from nonebot.adapters.onebot.v11 import Bot, PrivateMessageEvent
 from nonebot.rule import Rule, is_type
 
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import turns
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.matchers import dispatch
 from plugins.paizhuo.matchers.play import parse_move, strip_prefix
@@ -36,7 +36,7 @@ dispatch.UNLIMITED.add(answer_msg)
 @answer_msg.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     user_id = str(event.user_id)
-    if not await actions.answer(bot, user_id, strip_prefix(event.get_plaintext())):
+    if not await turns.answer(bot, user_id, strip_prefix(event.get_plaintext())):
         await deliver(bot, [chatter(private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。"))])
 
 
