@@ -26,6 +26,7 @@ from plugins.paizhuo import render
 from plugins.paizhuo.config import reset_plugin_config
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.history_texts import dealt_hands
 from plugins.paizhuo.pictures import (
     DRAWING_THREAD,
     details_text,
@@ -33,7 +34,6 @@ from plugins.paizhuo.pictures import (
     table_view,
     trick_moves,
 )
-from plugins.paizhuo.records import dealt_hands
 from plugins.paizhuo.replay import capture
 from plugins.paizhuo.tables import REGISTRY
 

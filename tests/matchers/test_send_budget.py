@@ -27,7 +27,7 @@ from plugins.paizhuo import messaging
 from plugins.paizhuo.actions import commit
 from plugins.paizhuo.games.base import Say
 from plugins.paizhuo.messaging import RefusalLimiter
-from plugins.paizhuo.scheduler import SendScheduler
+from plugins.paizhuo.send_queue import SendScheduler
 
 COMMANDS = ["/帮助 抓特务", "/帮助 象棋", "/设置", "/战绩 乙", "/加入 我", "/退出 了", "/继续 吧",
             "/托管 我", "/手牌 给我", "/开始 吧", "/结束 吧", "/帮助 挖坑"]

@@ -29,10 +29,10 @@ from engine.numbers import parse_int
 from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
-from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
 from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.shared_settings import with_shared
 
 BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
 NO_BID = {"不叫", "不叫了", "不叫分", "pass叫"}
@@ -46,7 +46,7 @@ class WakengAdapter(ClimbingAdapter):
     """挖坑 for 3 seats with the group's rule set (W)."""
 
     name = "挖坑"
-    schema = with_common(SCHEMA)
+    schema = with_shared(SCHEMA)
     vocabularies = (WAKENG, WAKENG_SHAANXI)
     engine_type = WGame
 

@@ -28,10 +28,10 @@ from engine.errors import MoveError
 from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
-from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
 from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.shared_settings import with_shared
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}
@@ -44,7 +44,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
     """抓特务 for 3 or 4 seats with the group's rule settings (Z)."""
 
     name = "抓特务"
-    schema = with_common(SCHEMA)
+    schema = with_shared(SCHEMA)
     vocabularies = (ZHUATEWU,)
     engine_type = ZGame
 

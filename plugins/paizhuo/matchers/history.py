@@ -14,15 +14,15 @@ from engine.numbers import parse_int
 from plugins.paizhuo.actions import basics
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.messaging import deliver_reply, group
-from plugins.paizhuo.pictures import picture, pictures_on
-from plugins.paizhuo.records import (
+from plugins.paizhuo.history_texts import (
     board_for,
     board_text,
     games_list_text,
     member_names,
     replay_text,
 )
+from plugins.paizhuo.messaging import deliver_reply, group
+from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.tables import REGISTRY
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
