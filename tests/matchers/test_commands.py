@@ -444,6 +444,18 @@ async def test_group_commands_in_private_chat_are_explained(app: App) -> None:
         expect_private(ctx, A, "出牌、过和叫分请在群里发送")
 
 
+async def test_every_alias_of_a_group_command_is_explained_privately(app: App) -> None:
+    """The words a command declares (its aliases too) are the ones explained in private
+    chat: ``/排名`` is ``/排行``, ``/复盘`` is ``/对局``; ``/记牌器`` works privately."""
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        for text in ("/排名", "/复盘", "/对局记录", "/下一局"):
+            ctx.receive_event(bot, pmsg(A, text))
+            expect_private(ctx, A, "这个命令请在群里发送")
+        ctx.receive_event(bot, pmsg(A, "/记牌器"))
+        expect_private(ctx, A, "没有进行中的牌局")
+
+
 async def test_stats_by_qq_number(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
