@@ -43,8 +43,7 @@ def tally_text(table: Table, seat: int) -> str:
                  f"各点数：{per_rank}"]
     seen = sorted(seen_elsewhere(game, seat))
     if seen:
-        what = "你扣的底" if type(game).__name__ == "WGame" else "你见过、还没出的牌"
-        lines.append(f"{what}：{adapter.cards(game, seen)}")
+        lines.append(f"{adapter.seen_label()}：{adapter.cards(game, seen)}")
     return "\n".join(lines)
 
 

@@ -232,6 +232,22 @@ class GameAdapter(ABC):
         :meth:`table` (never more, G-4); by default nothing beyond the names."""
         return [SeatShown() for _ in seats]
 
+    def seat_roles(self, final: Any) -> list[str]:
+        """Each seat's role as the end of game ``final`` shows it (特务 / 平民, 挖坑者 /
+        农民), for replays and deal pictures; ``""`` where the game has none."""
+        return [""] * final.players
+
+    def seen_label(self) -> str:
+        """What ``/记牌`` calls the cards a player has seen outside their hand and not yet
+        played (挖坑: the bottom they buried)."""
+        return "你见过、还没出的牌"
+
+    def deal_notes(self, game: Any, seats: list[SeatView]) -> list[str]:
+        """Lines after the dealt hands of a replay (``game`` as dealt): what else the deal
+        decided, e.g. the dealer and spy cards, the bottom, the cards set aside; none by
+        default."""
+        return []
+
     @abstractmethod
     def end(self, game: Any, seats: list[SeatView]) -> Message:
         """Group message when the game is over: order, sides, result, points."""

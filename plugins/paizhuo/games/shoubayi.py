@@ -94,6 +94,10 @@ class ShoubayiAdapter(ClimbingAdapter):
             return f"上局赢家 {name} 先出。"
         return f"{name} 先出。"
 
+    def deal_notes(self, game: SGame, seats: list[SeatView]) -> list[str]:
+        """The cards set aside unseen, if any."""
+        return [f"藏牌（不看）：{self.cards(game, game.aside)}"] if game.aside else []
+
     def reveal(self, game: SGame, seats: list[SeatView]) -> str:
         """/结束 before the result: every hand and the cards set aside (G-4)."""
         aside = f"抽出的牌：{self.cards(game, game.aside)}\n" if game.aside else ""

@@ -287,6 +287,18 @@ class WakengAdapter(ClimbingAdapter):
             shown.append(item)
         return shown
 
+    def seen_label(self) -> str:
+        return "你扣的底"
+
+    def seat_roles(self, final: WGame) -> list[str]:
+        if final.digger is None:
+            return super().seat_roles(final)
+        return ["挖坑者" if s == final.digger else "农民" for s in range(final.players)]
+
+    def deal_notes(self, game: WGame, seats: list[SeatView]) -> list[str]:
+        """The bottom (W-3)."""
+        return [f"底牌：{self.cards(game, game.bottom)}"]
+
     def reveal(self, game: WGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the digger, the buried cards and the bottom, and every
         hand (G-4)."""

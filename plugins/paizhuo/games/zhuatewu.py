@@ -342,6 +342,18 @@ class ZhuatewuAdapter(ClimbingAdapter):
             shown.append(item)
         return shown
 
+    def seat_roles(self, final: ZGame) -> list[str]:
+        return ["特务" if final.roles[s] == "spy" else "平民" for s in range(final.players)]
+
+    def deal_notes(self, game: ZGame, seats: list[SeatView]) -> list[str]:
+        """The dealer, the spy cards and each tribute given (Z-8)."""
+        lines = [f"庄家：{seats[game.dealer].name}；特务牌："
+                 + "、".join(card_name(c) for c in game.spy_cards)]
+        for e in game.exchanges:
+            lines.append(f"进贡：{seats[e['giver']].name} → {seats[e['receiver']].name} "
+                         f"{self.cards(game, e['given'])}")
+        return lines
+
     def reveal(self, game: ZGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the sides, hidden spies included, and every hand (G-4)."""
         spies = "、".join(seats[s].name for s in game.spies())
