@@ -9,7 +9,7 @@ from chat_support import A, B, C, expect_group, expect_private, gmsg, make_bot, 
 from nonebug import App
 from support import cards
 
-from engine.strategy import PASS
+from engine.ai.simple import PASS
 from plugins.paizhuo import ai_turn
 from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.tables import Table, now_utc

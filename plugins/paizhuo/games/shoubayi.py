@@ -12,10 +12,10 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.ai.shoubayi import BlockingStrategy
 from engine.readings import SHOUBAYI
 from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SCHEMA, SRules
-from engine.shoubayi.strategy import BlockingStrategy
 from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
 from plugins.paizhuo.messaging import plain

@@ -11,6 +11,7 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from engine.cards import (
     CardWrittenTwice,
     NotationError,
@@ -23,7 +24,6 @@ from engine.cards import (
     resolve,
 )
 from engine.climbing import carried_seat
-from engine.computer import SCORE_RANKS, choose_bid, choose_bury
 from engine.errors import MoveError
 from engine.numbers import parse_int
 from engine.readings import WAKENG, WAKENG_SHAANXI

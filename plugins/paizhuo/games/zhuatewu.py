@@ -10,6 +10,7 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.ai.decisions import choose_declare, choose_return
 from engine.cards import (
     RA,
     CardWrittenTwice,
@@ -23,7 +24,6 @@ from engine.cards import (
     resolve,
 )
 from engine.climbing import Move
-from engine.computer import choose_declare, choose_return
 from engine.errors import MoveError
 from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
