@@ -1,8 +1,20 @@
-"""牌桌: 抓特务 (and, to come, 挖坑 and 手把一) for QQ groups over OneBot v11.
+"""牌桌: three climbing card games — 抓特务, 挖坑 and 手把一 — played in QQ groups over
+OneBot v11. Players open a table in a group, sit down (or seat computer players), get
+their hands and answer hidden questions by private message, and play in the group; the
+bot keeps time, plays for players who time out or are in 托管, records every finished
+game (/战绩, /排行, /对局 replays) and lets each group set its rules (/规则, /设置).
 
 On start-up the database is migrated to the latest schema; when a bot account connects,
 its saved tables are restored, so games in progress continue after a restart. With
 several accounts, each command is handled by one account (``accounts``).
+
+Where to start reading: ``matchers/`` (the commands: one module per group of commands)
+→ ``actions/`` (what each command does to a table: ``seating``, ``turns``,
+``house_rules``, ``announce``; every change goes through ``actions/commit.py``, save
+before effect; timers in ``actions/deadlines.py``) → ``games/`` (one adapter per game
+between the chat and the pure ``engine`` package: texts, prompts, what differs per
+game) → ``tables.py`` (the live tables and their saving to ``db``) and ``messaging.py``
+(sending, through ``send_queue.py``).
 """
 
 from __future__ import annotations
