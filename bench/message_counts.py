@@ -181,7 +181,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
     from nonebot.adapters.onebot.v11 import Adapter, Bot
 
     from plugins.paizhuo import accounts
-    from plugins.paizhuo.actions import commit, seating, turns
+    from plugins.paizhuo.actions import commit, computer_seats, seating, turns
     from plugins.paizhuo.games.base import is_computer
     from plugins.paizhuo.messaging import private, refusal
     from plugins.paizhuo.tables import PLAYING, REGISTRY
@@ -204,7 +204,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
     totals = {"group": 0, "private": 0, "moves": 0, "answers": 0, "between": 0, "cards": 0}
     before = (rec.group, rec.private, rec.cards)
     if computers:
-        await seating.add_computers(bot, group_id, humans[0], str(computers), True)
+        await computer_seats.add_computers(bot, group_id, humans[0], str(computers), True)
     else:
         await seating.join_table(bot, group_id, humans[-1], f"玩家{len(humans)}")
     table = REGISTRY.get(group_id)

@@ -7,7 +7,7 @@ from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
-from plugins.paizhuo.actions import announce, seating, turns
+from plugins.paizhuo.actions import announce, computer_seats, seating, turns
 from plugins.paizhuo.matchers.depends import display_name, is_manager, wrong_args
 from plugins.paizhuo.messaging import answer, deliver, schedulers
 from plugins.paizhuo.status import DENIED, status_text
@@ -93,10 +93,10 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
 
 @add_ai_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await seating.add_computers(bot, str(event.group_id), str(event.user_id),
+    await computer_seats.add_computers(bot, str(event.group_id), str(event.user_id),
                                 args.extract_plain_text(), is_manager(bot, event))
 
 
 @remove_ai_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent) -> None:
-    await seating.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
+    await computer_seats.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
