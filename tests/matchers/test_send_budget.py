@@ -34,9 +34,13 @@ COMMANDS = ["/帮助 抓特务", "/帮助 象棋", "/设置", "/战绩 乙", "/�
 """Commands answered by a reply of their own (help, settings, stats, usage errors)."""
 
 
+TICK = 0.05
+"""Seconds the fake clock moves at each step of :func:`drive`."""
+
+
 async def drive(clock: FakeClock) -> None:
     while True:
-        await clock.advance(0.05)
+        await clock.advance(TICK)
 
 
 async def test_replies_to_commands_go_through_the_accounts_budget(app: App, monkeypatch) -> None:
@@ -65,10 +69,12 @@ async def test_replies_to_commands_go_through_the_accounts_budget(app: App, monk
     with contextlib.suppress(asyncio.CancelledError):
         await driver
     assert sched.stats.calls == len(COMMANDS) == len(sent_at)
-    # Token bucket: at most the burst plus one a second in any stretch of time.
+    # Token bucket: at most the burst plus one a second in any stretch of time. A call is
+    # seen when it reaches the bot, which on a busy machine can be a tick of the fake
+    # clock after its token was taken: one tick of slack.
     for i in range(len(sent_at)):
         for j in range(i, len(sent_at)):
-            assert j - i + 1 <= 3 + (sent_at[j] - sent_at[i]) * 1.0 + 1e-6, sent_at
+            assert j - i + 1 <= 3 + (sent_at[j] - sent_at[i] + TICK) * 1.0 + 1e-6, sent_at
     assert sent_at[-1] >= len(COMMANDS) - 3 - 0.01
 
 
