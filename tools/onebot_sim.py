@@ -47,7 +47,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Literal
+from typing import IO, Any, ClassVar, Literal
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -316,6 +316,9 @@ ActionHandler = Callable[[dict[str, Any]], Awaitable[Any]]
 class OneBotSim:
     """One simulated QQ account connected to the bot over reverse WebSocket.
 
+    Message ids count from 1 per simulator; one that connects goes on after the highest
+    id any earlier simulator of the same account used in this process.
+
     World state (mutate freely before or during a test):
 
     * ``friends`` – user ids that are friends of the bot account.
@@ -325,6 +328,8 @@ class OneBotSim:
       (retcode 1200, as for a muted bot or a blocked user).
     * ``hang_group`` / ``hang_private`` – sends to these targets are never answered (a hung
       call); they are not recorded in ``sent`` but in ``hung`` (kind, target, time).
+    * ``action_delays`` – ``{action: seconds}``: calls of these actions are answered that
+      much later (a slow implementation), e.g. ``{"get_friend_list": 1.0}``.
     * ``hang_media`` – pictures (a message with an ``image`` segment) and merged-forward
       messages are never answered, to anyone (a hung upload); plain text goes through.
     * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
@@ -336,6 +341,9 @@ class OneBotSim:
     Observations: ``sent`` (every outgoing message, as :class:`Sent`), ``calls`` (every API
     call), ``events`` (every event posted), ``deleted`` (recalled message ids).
     """
+
+    _account_ids: ClassVar[dict[int, int]] = {}
+    """The highest message id used per account (``self_id``) by any simulator."""
 
     def __init__(
         self,
@@ -362,6 +370,7 @@ class OneBotSim:
         self.hang_group: set[int] = set()
         self.hung: list[tuple[str, int, float]] = []
         self.forward_supported = True
+        self.action_delays: dict[str, float] = {}
         self.hang_media = False
         self._answering: set[asyncio.Task[None]] = set()
         self.sent: list[Sent] = []
@@ -467,6 +476,11 @@ class OneBotSim:
         """
         if self.connected:
             raise RuntimeError("already connected; close() first")
+        # The account's message ids go on from those of any earlier simulator of the same
+        # account in this process, as a real account's do across reconnects (the bot
+        # drops a message id it has just seen as a repeated delivery).
+        self._next_message_id = max(self._next_message_id,
+                                    OneBotSim._account_ids.get(self.self_id, 0) + 1)
         headers = {"X-Self-ID": str(self.self_id), "X-Client-Role": "Universal"}
         if access_token:
             headers["Authorization"] = f"Bearer {access_token}"
@@ -581,11 +595,18 @@ class OneBotSim:
             raise ConnectionError("simulator is not connected to the bot")
         await self._ws.send(frame)
 
+    async def resend(self, message_id: int) -> None:
+        """Post the event of a message sent earlier (:meth:`group_message`,
+        :meth:`private_message`) again, unchanged — same ``message_id`` — as a OneBot
+        implementation does after a reconnect."""
+        await self.post_event(self.messages[message_id])
+
     # ---- events from players ----------------------------------------------------------
 
     def _new_message_id(self) -> int:
         mid = self._next_message_id
         self._next_message_id += 1
+        OneBotSim._account_ids[self.self_id] = max(mid, OneBotSim._account_ids.get(self.self_id, 0))
         return mid
 
     def build_group_message(
@@ -808,6 +829,8 @@ class OneBotSim:
         """Answer one API call NapCat-style (without ``echo``); records it in ``calls``."""
         if self.api_delay:
             await asyncio.sleep(self.api_delay)
+        if self.action_delays.get(action):
+            await asyncio.sleep(self.action_delays[action])
         call = ApiCall(action, dict(params), time.time())
         handler = self._handlers.get(action)
         if handler is None:

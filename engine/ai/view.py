@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.cards import DECK_52, DECK_54
 from engine.errors import MoveError
 from engine.movegen import pack_cards
 from engine.readings import Reading
@@ -129,3 +130,53 @@ def view_of(game: Any, seat: int) -> View:
                 lead=lead, seen=seen, partners=partners, opponents=opponents,
                 out=tuple(game.out), may_pass=may_pass, next_seat=next_seat,
                 single_watch=watch, known_out=known_out, played=played)
+
+
+# ---- 记牌器: what a seat has not seen --------------------------------------------------------
+
+
+def deck_of(game: Any) -> tuple[int, ...]:
+    """Every card the game is played with (G-1): 54 in 抓特务, 52 in 挖坑 (W-1), 54 or 52
+    in 手把一 by its setting (S-1)."""
+    kind = type(game).__name__
+    if kind == "WGame":
+        return DECK_52
+    if kind == "SGame":
+        return DECK_54 if game.rules.jokers else DECK_52
+    return DECK_54
+
+
+def played_cards(game: Any) -> set[int]:
+    """Every card played so far (the public log)."""
+    return {c for _seat, cards in game.log for c in cards}
+
+
+def seen_elsewhere(game: Any, seat: int) -> set[int]:
+    """Cards out of ``seat``'s hand and not played that ``seat`` has nevertheless seen
+    (G-6): in 挖坑 the digger's buried cards (W-3; a farmer sees them only at the end);
+    in 抓特务 the tribute cards ``seat`` gave or received and the cards returned for them
+    (Z-8, told only to the two seats of each exchange), and the open hand of a 明牌 spy
+    once declaring is over (Z-9, shown to the group). Never another hand, the bottom
+    before the digger takes it, or cards set aside (S-1)."""
+    kind = type(game).__name__
+    seen: set[int] = set()
+    if kind == "WGame" and seat == game.digger:
+        seen.update(game.buried)
+    elif kind == "ZGame":
+        for exchange in game.exchanges:
+            if seat in (exchange["giver"], exchange["receiver"]):
+                seen.update(exchange["given"])
+                seen.update(exchange["returned"] or ())
+        for open_seat in game.open_seats():
+            if open_seat != seat:
+                seen.update(game.hands[open_seat])
+    return seen - set(game.hands[seat]) - played_cards(game)
+
+
+def unseen_cards(game: Any, seat: int) -> list[int]:
+    """记牌器: the cards ``seat`` has not seen, sorted — the game's deck less its own
+    hand, every card played and :func:`seen_elsewhere`. What it returns depends only on
+    what the seat knows: moving cards between the other hands (and the bottom or the
+    cards set aside) never changes it, as long as the seat's own knowledge stays."""
+    known = set(game.hands[seat]) | played_cards(game) | seen_elsewhere(game, seat)
+    return sorted(c for c in deck_of(game) if c not in known)

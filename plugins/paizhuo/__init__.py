@@ -7,7 +7,7 @@ several accounts, each command is handled by one account (``accounts``).
 
 from __future__ import annotations
 
-from nonebot import get_driver, get_plugin_config, logger
+from nonebot import get_driver, logger
 from nonebot.adapters import Bot as AnyBot
 from nonebot.adapters import Event
 from nonebot.adapters.onebot.v11 import Bot
@@ -18,7 +18,7 @@ from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
 from db.store import Store
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import Config, plugin_config
 from plugins.paizhuo.tables import REGISTRY
 
 __plugin_meta__ = PluginMetadata(
@@ -37,7 +37,7 @@ driver = get_driver()
 
 @driver.on_startup
 async def _start_store() -> None:
-    config = get_plugin_config(Config)
+    config = plugin_config()
     store = Store(config.database_url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
     REGISTRY.store = store

@@ -22,7 +22,6 @@ import unicodedata
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
-import nonebot
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
@@ -30,9 +29,9 @@ from db.store import LiveTableTaken
 from engine.errors import MoveError
 from engine.numbers import parse_int
 from engine.settings import Setting, SettingError
-from plugins.paizhuo import accounts, ai_turn
+from plugins.paizhuo import accounts, ai_turn, ordering
 from plugins.paizhuo import tables as _tables
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
 from plugins.paizhuo.games.base import COMPUTER_PREFIX, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import (
@@ -158,6 +157,7 @@ async def run_locked(bot: Bot | None, table: Table,
         # out, queued after them, still under the lock (the table's order holds).
         due = take_later(table)  # dropped with the change's texts when it failed
         drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
+    ordering.applied()  # the actor's next command may start; these messages are queued
     try:
         if delivery is not None:
             await delivery.prompt_sent()
@@ -414,11 +414,11 @@ def _next_automatic(table: Table) -> str | None:
     return None
 
 
-def _automatic_move(table: Table, kind: str) -> list[Say]:
+async def _automatic_move(table: Table, kind: str) -> list[Say]:
     """Make one automatic move of :func:`_next_automatic`'s ``kind`` (under the lock)."""
     adapter = table.adapter
     if kind == "computer":
-        return _computer_moves(table)
+        return await _computer_moves(table)
     seat = adapter.acting_seat(table.engine)
     if kind == "auto":
         log_event(table, "auto_move", seat)
@@ -427,7 +427,7 @@ def _automatic_move(table: Table, kind: str) -> list[Say]:
     return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
 
 
-def _computer_moves(table: Table) -> list[Say]:
+async def _computer_moves(table: Table) -> list[Say]:
     """Every computer player the game waits for acts, through the same engine calls as a
     human's move; a failing strategy falls back to the timeout rule (never stalls)."""
     adapter = table.adapter
@@ -458,7 +458,7 @@ async def _computers_act(table: Table) -> list[Outgoing]:
     adapter = table.adapter
     table.computer_at = None
     secret = adapter.secret_phase(table.engine)
-    says = _computer_moves(table)
+    says = await _computer_moves(table)
     keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
     return await _commit(table, says_to_outs(table, says), keep, paused=True)
 
@@ -535,7 +535,7 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         if paused:  # each move of the run is saved before the next one is made
             table.rearm()
             await REGISTRY.save(table)
-        outs = says_to_outs(table, _automatic_move(table, kind))
+        outs = says_to_outs(table, await _automatic_move(table, kind))
         moves += 1
     if table.playing and adapter.is_over(table.engine):
         outs = _post(table, outs)
@@ -577,7 +577,7 @@ async def group_settings(group_id: str, adapter: GameAdapter) -> dict:
 def deal_seed(table: Table) -> int:
     """A fresh random seed, or one derived from ``DEAL_SEED``, the group and the game
     number when that setting is given."""
-    base = nonebot.get_plugin_config(Config).deal_seed
+    base = plugin_config().deal_seed
     if base is None:
         return secrets.randbits(62)
     digest = hashlib.sha256(f"{base}:{table.group_id}:{table.games}".encode()).hexdigest()

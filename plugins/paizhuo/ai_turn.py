@@ -72,11 +72,9 @@ def pool() -> SearchPool:
     if _POOL is None:
         workers, limit = 1, 2
         with contextlib.suppress(Exception):  # outside a running bot: the defaults
-            import nonebot
+            from plugins.paizhuo.config import plugin_config
 
-            from plugins.paizhuo.config import Config
-
-            config = nonebot.get_plugin_config(Config)
+            config = plugin_config()
             workers, limit = config.ai_workers, config.ai_searches
         _POOL = SearchPool(workers, limit)
         with contextlib.suppress(Exception):

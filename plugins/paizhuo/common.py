@@ -1,5 +1,6 @@
-"""Group settings every game shares (timers), appended to each game's own schema so that
-``/规则`` and ``/设置`` show and change them per game like any other setting."""
+"""Group settings every game shares (timers, the 记牌器), appended to each game's own
+schema so that ``/规则`` and ``/设置`` show and change them per game like any other
+setting."""
 
 from __future__ import annotations
 
@@ -26,8 +27,10 @@ COMMON: tuple[Setting, ...] = (
             "每步之后再发一张桌面图片（文字消息照发，便于复制）", ""),
     Setting("上榜局数", "board_min_games", "int", 3, "/排行 只列出本期打满这么多局的人",
             "", low=1, high=100),
+    Setting("记牌器", "card_counter", "bool", True,
+            "玩家可发 /记牌，私聊查看自己还没见过的牌（由自己的手牌和已出的牌算出）", "G-4"),
 )
-"""Shared timer settings."""
+"""Shared settings (timers, pictures, the board, the 记牌器)."""
 
 
 def with_common(schema: Schema) -> Schema:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from nonebot import get_plugin_config
 from pydantic import BaseModel, field_validator
 
 
@@ -90,3 +91,26 @@ class Config(BaseModel):
         if value <= 0:
             raise ValueError("ONEBOT_CALL_TIMEOUT must be positive")
         return value
+
+
+_current: Config | None = None
+
+
+def plugin_config() -> Config:
+    """The plugin's settings, read from NoneBot's config and validated on the first call
+    and kept: the hot paths (every OneBot call, every command's bare-word check, timers,
+    deals) read them often, and ``get_plugin_config`` validates the whole config again on
+    each call (milliseconds). The settings come from the environment and ``.env`` at
+    start-up and do not change while the bot runs; code that changes NoneBot's config
+    afterwards (tests) calls :func:`reset_plugin_config`."""
+    global _current
+    if _current is None:
+        _current = get_plugin_config(Config)
+    return _current
+
+
+def reset_plugin_config() -> None:
+    """Forget the kept settings: the next :func:`plugin_config` reads NoneBot's config
+    again (for tests that change it)."""
+    global _current
+    _current = None

@@ -18,6 +18,8 @@ Only authenticated OneBot events reach the game:
   and skipped; the connection stays up.
 * Message events whose sender is the bot's own account are ignored by the plugin
   (:func:`is_own_message`).
+* A message delivered twice (same ``message_id``, as after a reconnect) is handled once,
+  and one user's messages are handled in the order they arrived (``ordering.py``).
 
 At start-up (:func:`check_startup`, called by ``bot.py``) the bot refuses to run, with one
 Chinese line saying which setting to change, when: the WebSocket listens on a
@@ -30,7 +32,6 @@ SUPERUSERS, the database (password masked).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import ipaddress
@@ -51,8 +52,8 @@ from nonebot.exception import WebSocketClosed
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from plugins.paizhuo import scope
-from plugins.paizhuo.config import Config
+from plugins.paizhuo import ordering, scope
+from plugins.paizhuo.config import plugin_config
 
 WS_PATH = "/onebot/v11/ws"
 """Path of the reverse WebSocket the OneBot implementation connects to."""
@@ -96,7 +97,7 @@ class Settings:
     def from_driver(cls, driver: Any) -> Settings:
         """Read them from a NoneBot driver's config (after ``nonebot.init()``)."""
         onebot = get_plugin_config(OneBotConfig)
-        plugin = get_plugin_config(Config)
+        plugin = plugin_config()
         return cls(
             host=str(driver.config.host),
             port=int(driver.config.port),
@@ -267,7 +268,7 @@ class GuardedAdapter(Adapter):
 
     def setup_http_server(self, setup: HTTPServerSetup) -> None:
         """Serve the HTTP POST routes only when ``ONEBOT_HTTP_POST=true``."""
-        if get_plugin_config(Config).onebot_http_post:
+        if plugin_config().onebot_http_post:
             super().setup_http_server(setup)
 
     async def _handle_http(self, request: Request) -> Response:
@@ -290,7 +291,7 @@ class GuardedAdapter(Adapter):
                 bot = Bot(self, self_id)
                 self.bot_connect(bot)
                 logger.info(f"牌桌: Bot {self_id} 通过 HTTP POST 上报")
-            self._spawn(scope.handling(bot, event, cast(Bot, bot).handle_event(event)))
+            self._dispatch(bot, event)
         return Response(204)
 
     async def _handle_ws(self, websocket: WebSocket) -> None:
@@ -351,10 +352,15 @@ class GuardedAdapter(Adapter):
             logger.warning(f"牌桌: 跳过 Bot {bot.self_id} 的一个无法处理的帧（{type(err).__name__}）：{preview}")
             return
         if event is not None:
-            self._spawn(scope.handling(bot, event, bot.handle_event(event)))
+            self._dispatch(bot, event)
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
+    def _dispatch(self, bot: BaseBot, event: BaseEvent) -> None:
+        """Handle an event in its own task and scope: a message delivered again (same
+        ``message_id``) is dropped, one user's messages run in arrival order
+        (``ordering.py``). Called in arrival order, with no await before it."""
+        if not ordering.GATE.first_delivery(bot.self_id, event):
+            return
+        task = ordering.GATE.spawn(event, scope.handling(bot, event, bot.handle_event(event)))
         task.add_done_callback(self.tasks.discard)
         self.tasks.add(task)
 

@@ -35,12 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import nonebot
-from nonebot import get_plugin_config, logger
+from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.log import LoguruHandler
 
-from plugins.paizhuo import scheduler
-from plugins.paizhuo.config import Config
+from plugins.paizhuo import ordering, scheduler
+from plugins.paizhuo.config import Config, plugin_config
 from plugins.paizhuo.scheduler import SendScheduler
 
 _scheduler_log = logging.getLogger(scheduler.__name__)
@@ -316,7 +316,7 @@ def scheduler_for(bot: Bot) -> SendScheduler:
     _bots[bot.self_id] = bot
     sched = _schedulers.get(bot.self_id)
     if sched is None:
-        config = get_plugin_config(Config)
+        config = plugin_config()
         rate, burst = pacing(config)
         self_id = bot.self_id
         sched = _schedulers[self_id] = SendScheduler(
@@ -351,7 +351,7 @@ def limiter() -> RefusalLimiter:
     """The process-wide refusal limiter (from the settings)."""
     global _limiter
     if _limiter is None:
-        config = get_plugin_config(Config)
+        config = plugin_config()
         _limiter = RefusalLimiter(config.refusal_limit, config.refusal_window,
                                   config.refusal_silence)
     return _limiter
@@ -363,7 +363,7 @@ def command_limiter() -> RefusalLimiter:
     private answers excepted (their refusals have :func:`limiter`)."""
     global _commands
     if _commands is None:
-        config = get_plugin_config(Config)
+        config = plugin_config()
         _commands = RefusalLimiter(config.command_limit, config.command_window,
                                    config.command_silence)
     return _commands
@@ -379,16 +379,18 @@ def reset_refusals() -> None:
 def submit(bot: Bot, outs: list[Outgoing]) -> Delivery:
     """Queue ``outs`` (merged; refusals over their user's limit dropped) on the bot's
     scheduler at once, without waiting: call it under a table's lock to keep that table's
-    messages in command order. Never raises."""
+    messages in command order. The command being handled then lets its sender's next
+    command start (``ordering.applied``): a handler queues its messages last. Never
+    raises."""
     kept = [o for o in outs if o.refusal_of is None or limiter().allow(o.refusal_of)]
     delivery = Delivery()
-    if not kept:
-        return delivery
-    sched = scheduler_for(bot)
-    for out in merge(kept):
-        future = sched.submit(out)
-        future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
-        delivery.parts.append((out, future))
+    if kept:
+        sched = scheduler_for(bot)
+        for out in merge(kept):
+            future = sched.submit(out)
+            future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
+            delivery.parts.append((out, future))
+    ordering.applied()  # queued in order: the sender's next command need not wait for the sends
     return delivery
 
 
@@ -413,7 +415,7 @@ async def deliver_reply(bot: Bot, outs: list[Outgoing]) -> None:
 async def call_api(bot: Bot, api: str, **data: object) -> object:
     """A OneBot call other than a send, cut off after ``ONEBOT_CALL_TIMEOUT`` seconds
     (raises ``TimeoutError``, or what the call raises)."""
-    timeout = get_plugin_config(Config).onebot_call_timeout
+    timeout = plugin_config().onebot_call_timeout
     return await asyncio.wait_for(bot.call_api(api, **data), timeout)
 
 

@@ -20,12 +20,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from nonebot import get_driver, get_plugin_config, logger
+from nonebot import get_driver, logger
 from nonebot.adapters.onebot.v11 import Message
 
 from engine.cards import rank_of
 from plugins.paizhuo import render
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games.base import GameAdapter, SeatView
 from plugins.paizhuo.games.climbing import order_play
@@ -54,7 +54,7 @@ async def _find_font() -> None:
     """Look for the font once at start-up, in the drawing thread (``fc-list`` may take
     a while), and draw one card there so the font and card faces are loaded before the
     first game ends; logs what was found or how to get one."""
-    if get_plugin_config(Config).paizhuo_images:
+    if plugin_config().paizhuo_images:
         await draw(_warm_up)
 
 
@@ -65,7 +65,7 @@ def _warm_up() -> None:
 
 def pictures_on() -> bool:
     """``PAIZHUO_IMAGES`` is on and a font that renders Chinese was found."""
-    return bool(get_plugin_config(Config).paizhuo_images) and render.usable()
+    return bool(plugin_config().paizhuo_images) and render.usable()
 
 
 async def _as_picture(kind: str, target: str, text: str, drawer: Callable[..., render.Picture],

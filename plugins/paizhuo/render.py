@@ -102,11 +102,11 @@ def find_font(configured: str = "") -> str | None:
 def font_path() -> str | None:
     """:func:`find_font` with ``PAIZHUO_FONT`` from the plugin config; ``None`` (pictures
     off, texts only) when there is none. Logged once."""
-    from nonebot import get_plugin_config, logger
+    from nonebot import logger
 
-    from plugins.paizhuo.config import Config
+    from plugins.paizhuo.config import plugin_config
 
-    chosen = find_font(get_plugin_config(Config).paizhuo_font)
+    chosen = find_font(plugin_config().paizhuo_font)
     if chosen:
         logger.info(f"牌桌: pictures use the font {chosen}")
         return chosen

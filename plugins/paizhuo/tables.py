@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from nonebot import get_plugin_config, logger
+from nonebot import logger
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.history import game_number
 from db.records import FinishedGame, seats_summary
 from db.store import Store, encode_state
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.games import GAMES, GameAdapter
 from plugins.paizhuo.games.base import SeatView, is_computer
 from plugins.paizhuo.replay import capture
@@ -225,7 +225,7 @@ class Table:
             self.deadline = now + timedelta(minutes=int(self.setting("idle_minutes")))
             return
         if any(is_computer(self.seats[s].user_id) for s in self.adapter.waiting_seats(self.engine)):
-            delay = get_plugin_config(Config).computer_delay
+            delay = plugin_config().computer_delay
             self.computer_at = now + timedelta(seconds=delay)
         prompt = self.adapter.prompt_seconds(self.engine)
         if prompt:

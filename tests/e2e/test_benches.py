@@ -36,9 +36,10 @@ def test_save_benchmark_smallest_size() -> None:
 
 
 def test_event_cpu_benchmark_smallest_size() -> None:
-    out = run("bench/event_cpu.py", "--events", "3", "--gap", "0.01")
+    out = run("bench/event_cpu.py", "--events", "3", "--gap", "0.01", "--computer-games", "1")
     rows = [line for line in out.splitlines() if line.startswith("| ") and " ms |" in line]
-    assert len(rows) == 4 and rows[0].startswith("| echo |")
+    assert len(rows) == 5 and rows[0].startswith("| echo |")
+    assert re.search(r"电脑对局：1 局 挖坑，[1-9]\d* 步，每步 CPU [\d.]+ ms", out)
 
 
 def test_stages_benchmark_smallest_size() -> None:
@@ -47,6 +48,12 @@ def test_stages_benchmark_smallest_size() -> None:
     total = next(line for line in out.splitlines() if line.startswith("| 合计 |"))
     assert total.count(" ms |") == 2  # both the plays and the echo commands were traced
     assert re.search(r"出牌：从收到帧到调发送，事件循环 p50 \d+ 轮", out)
+
+
+def test_config_benchmark_smallest_size() -> None:
+    out = run("bench/config_bench.py", "--calls", "10")
+    assert re.search(r"get_plugin_config\(Config\): [\d.]+ µs CPU per call", out)
+    assert re.search(r"plugin_config\(\): [\d.]+ µs CPU per call", out)
 
 
 def test_pictures_benchmark_smallest_size() -> None:

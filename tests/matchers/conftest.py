@@ -66,13 +66,16 @@ def _nonebug_sees_adopted_matchers() -> None:
 async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
-    from plugins.paizhuo import accounts
+    from plugins.paizhuo import accounts, ordering
     from plugins.paizhuo.actions import cancel_timers
+    from plugins.paizhuo.config import reset_plugin_config
     from plugins.paizhuo.messaging import reset_refusals, stop_queues
     from plugins.paizhuo.tables import REGISTRY
 
     cancel_timers()
     await stop_queues()  # a fresh send scheduler: no back-off or slow-down of another test
+    reset_plugin_config()  # the settings as NoneBot's config has them now
+    ordering.GATE.reset()
     reset_refusals()
     REGISTRY.reset()
     accounts.reset()
@@ -86,6 +89,7 @@ async def clean_state(nonebug_init: None):
     cancel_timers()
     REGISTRY.reset()
     accounts.reset()
+    reset_plugin_config()
 
 
 @pytest.fixture(autouse=True)

@@ -186,8 +186,11 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
     from chat_support import A, expect_forward, expect_group
     from nonebot import on_command
 
+    from plugins.paizhuo.config import reset_plugin_config
+
     config = nonebot.get_driver().config
     config.paizhuo_bare_commands = "all, -帮助 -help，-结束"
+    reset_plugin_config()
     other_help = on_command("帮助", aliases={"help"}, priority=20, block=True)
 
     @other_help.handle()
@@ -209,6 +212,7 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
             ctx.receive_event(bot, gmsg(A, "/排行"))  # still answered bare
             expect_group(ctx, "还没有打完的牌局", at=A)
         config.paizhuo_bare_commands = "none"
+        reset_plugin_config()
         async with app.test_matcher() as ctx:
             bot = make_bot(ctx)
             ctx.receive_event(bot, gmsg(A, "/排行"))
@@ -216,6 +220,7 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
             expect_group(ctx, "本群还没有牌桌", at=A)
     finally:
         config.paizhuo_bare_commands = "all"
+        reset_plugin_config()
         other_help.destroy()
 
 

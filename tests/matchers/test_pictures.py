@@ -23,6 +23,7 @@ from PIL import Image
 
 from engine.errors import MoveError
 from plugins.paizhuo import render
+from plugins.paizhuo.config import reset_plugin_config
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.pictures import (
@@ -254,6 +255,7 @@ def test_every_character_the_bot_draws_has_a_glyph() -> None:
 def test_missing_font_is_logged_and_pictures_are_off(monkeypatch) -> None:
     monkeypatch.setattr(nonebot.get_driver().config, "paizhuo_font", "/nonexistent/font.ttc",
                         raising=False)
+    reset_plugin_config()
     monkeypatch.setattr(render, "FONT_CANDIDATES", ())
     monkeypatch.setattr(render, "packaged_font", lambda: None)
     monkeypatch.setattr(render, "_fc_list_font", lambda: None)
@@ -281,9 +283,11 @@ class IsPicture:
 def pictures(monkeypatch):
     config = nonebot.get_driver().config
     config.paizhuo_images = True
+    reset_plugin_config()
     monkeypatch.setattr(render, "usable", lambda: True)
     yield
     config.paizhuo_images = False
+    reset_plugin_config()
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``/手牌``, ``/提示``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
+"""``/手牌``, ``/提示``, ``/记牌``, ``/帮助``, ``/战绩``, ``/规则``, ``/设置``: information and house rules."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from nonebot.params import CommandArg
 
 from db.history import points_series
 from engine.numbers import parse_int
-from plugins.paizhuo import actions
+from plugins.paizhuo import actions, tally
 from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.matchers.depends import USAGE, display_name, is_manager, wrong_args
@@ -27,7 +27,7 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人�
 挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4 张牌>
 抓特务私聊：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）
 一局结束后：/继续（全员发送、坐满后开下一局）；/退出 离座，新人 /加入 补位；/踢 @某人 请离不在的人；/托管 让机器人代打
-查看：/手牌（私聊重发手牌）/提示（私聊告诉你可以怎么出）/牌桌 /战绩 [@某人] /规则 [游戏]
+查看：/手牌（私聊重发手牌）/提示（私聊告诉你可以怎么出）/记牌（私聊列出你还没见过的牌）/牌桌 /战绩 [@某人] /规则 [游戏]
 排行与复盘：/排行 [游戏] [本周|本月|总]；/对局 列出最近的对局，/对局 <编号> 复盘
 所有命令也可写成 /牌桌 <命令>，例如 /牌桌 帮助（与别的插件同名时用）
 管理：/设置 <游戏> <项> <值>、/设置 <游戏> 默认（群主、管理员）；/结束（开局人、群主、管理员）；/牌桌 状态 查看发送状态（群主、管理员）
@@ -47,6 +47,7 @@ def reply_to(event: GroupMessageEvent, text: str):
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
 hint_cmd = on_command("提示", priority=10, block=True)
+tally_cmd = on_command("记牌", aliases={"记牌器"}, priority=10, block=True)
 help_cmd = on_command("帮助", aliases={"help", "牌桌帮助"}, priority=10, block=True)
 stats_cmd = on_command("战绩", priority=10, block=True)
 rules_cmd = on_command("规则", priority=10, block=True)
@@ -77,6 +78,14 @@ async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None
 @hint_cmd.handle()
 async def _(bot: Bot, event: MessageEvent) -> None:
     await actions.send_hints(bot, str(event.user_id))
+
+
+@tally_cmd.handle()
+async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
+    if await wrong_args(bot, event, args, "记牌"):
+        return
+    group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
+    await tally.send_tally(bot, str(event.user_id), group_id)
 
 
 @help_cmd.handle()

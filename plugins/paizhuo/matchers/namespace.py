@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from nonebot import get_driver, get_plugin_config, on_message
+from nonebot import get_driver, on_message
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.consts import CMD_ARG_KEY, CMD_KEY, PREFIX_KEY
 from nonebot.exception import IgnoredException
@@ -21,7 +21,7 @@ from nonebot.message import check_and_run_matcher, run_preprocessor
 from nonebot.rule import Rule, TrieRule
 from nonebot.typing import T_State
 
-from plugins.paizhuo.config import Config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.matchers import dispatch
 
 NAMESPACE = "牌桌"
@@ -37,20 +37,39 @@ def command_matchers() -> list[tuple[type[Matcher], set[str]]]:
             if (words := dispatch.command_words(matcher)) and NAMESPACE not in words]
 
 
-def command_words() -> set[str]:
-    """Every command word of this plugin (``牌桌`` excepted)."""
-    return {w for _, words in command_matchers() for w in words}
+_words: tuple[tuple[type[Matcher], ...], frozenset[str]] | None = None
+_bare: tuple[str, frozenset[str], frozenset[str]] | None = None
 
 
-def bare_words() -> set[str]:
-    """The command words answered without ``/牌桌`` under ``PAIZHUO_BARE_COMMANDS``."""
-    spec = get_plugin_config(Config).paizhuo_bare_commands
+def command_words() -> frozenset[str]:
+    """Every command word of this plugin (``牌桌`` excepted); worked out again only when
+    the plugin's matchers change (``dispatch.adopt``)."""
+    global _words
+    ours = tuple(dispatch.OURS)
+    if _words is None or _words[0] != ours:
+        _words = (ours, frozenset(w for _, words in command_matchers() for w in words))
+    return _words[1]
+
+
+def bare_words() -> frozenset[str]:
+    """The command words answered without ``/牌桌`` under ``PAIZHUO_BARE_COMMANDS``
+    (read for every command: parsed once per setting and set of command words)."""
+    global _bare
+    spec = str(plugin_config().paizhuo_bare_commands)
+    words = command_words()
+    if _bare is None or _bare[0] != spec or _bare[1] is not words:
+        _bare = (spec, words, frozenset(_parse_bare(spec, words)))
+    return _bare[2]
+
+
+def _parse_bare(spec: str, words: frozenset[str]) -> set[str]:
+    """:func:`bare_words` from the setting's text and every command word."""
     allowed: set[str] = set()
-    for raw in re.split(r"[,，\s]+", unicodedata.normalize("NFKC", str(spec)).strip()):
+    for raw in re.split(r"[,，\s]+", unicodedata.normalize("NFKC", spec).strip()):
         if not raw:
             continue
         if raw.lower() in ("all", "*"):
-            allowed |= command_words()
+            allowed |= words
         elif raw.lower() == "none":
             allowed.clear()
         elif raw.startswith("-"):

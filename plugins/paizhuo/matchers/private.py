@@ -43,7 +43,7 @@ async def _(bot: Bot, event: PrivateMessageEvent) -> None:
 GROUP_ONLY = ("开局", "开桌", "加入", "上桌", "入座", "退出", "下桌", "结束", "结束牌局", "继续", "再来",
               "下一局", "托管", "牌桌", "战绩", "规则", "设置", "开始", "开打", "踢", "请离", "加机器人",
               "加电脑", "踢机器人", "踢电脑", "排行", "对局")
-PRIVATE_OK = ("牌桌帮助", "帮助", "help", "手牌", "看牌", "提示")
+PRIVATE_OK = ("牌桌帮助", "帮助", "help", "手牌", "看牌", "提示", "记牌")
 
 
 async def _is_group_only(event: PrivateMessageEvent) -> bool:
@@ -72,7 +72,7 @@ private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 @group_only_cmd.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     await deliver(bot, [chatter(private(
-        str(event.user_id), "这个命令请在群里发送。私聊只用于：/手牌、/提示、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。"))])
+        str(event.user_id), "这个命令请在群里发送。私聊只用于：/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。"))])
 
 
 @private_move.handle()

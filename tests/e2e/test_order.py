@@ -1,0 +1,121 @@
+"""End to end over the real WebSocket: a message delivered twice (same ``message_id``, as
+a OneBot implementation does after a reconnect) applies once, and one player's commands
+sent back to back apply in the order they were sent, even when the first one is slow
+(its friend check waits on the OneBot side) — while other players are not held up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.kill_soak import read_live
+from tools.onebot_sim import BotProcess, OneBotSim
+
+GROUP = 61001
+TOKEN = "order"
+OPENER, SECOND, THIRD = 6101, 6102, 6103
+
+
+def world() -> OneBotSim:
+    sim = OneBotSim(self_id=10001)
+    for uid, name in ((OPENER, "甲"), (SECOND, "乙"), (THIRD, "丙")):
+        sim.add_member(GROUP, uid, name)
+        sim.add_friend(uid, name)
+    return sim
+
+
+def bot_process(tmp_path: Path) -> BotProcess:
+    return BotProcess(tmp_path / "bot.log", access_token=TOKEN,
+                      env={"DEAL_SEED": "3", "COMPUTER_DELAY": "0.5"},
+                      database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
+
+
+def seats(tmp_path: Path) -> list[str]:
+    live = read_live(tmp_path / "bot.db", GROUP)
+    assert live is not None
+    return [uid for uid, _name in live["seats"]]
+
+
+async def open_table(sim: OneBotSim) -> None:
+    await sim.group_message(GROUP, OPENER, "/开局 抓特务 四人")
+    await sim.wait_for_text("开了一桌", kind="group")
+
+
+async def test_a_message_delivered_twice_applies_once(tmp_path: Path) -> None:
+    sim = world()
+    async with bot_process(tmp_path) as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await open_table(sim)
+            since = sim.mark()
+            mid = await sim.group_message(GROUP, OPENER, "/加机器人 1")
+            await sim.wait_for_text("电脑1 入座", kind="group", since=since)
+            await sim.resend(mid)
+            await sim.resend(mid)
+            # A later message of the same player is answered, so the repeats were read.
+            await sim.group_message(GROUP, OPENER, "/牌桌")
+            await sim.wait_for_text("等人入座", kind="group", since=since)
+            await sim.wait_idle(quiet=0.5)
+            texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
+            assert not any("电脑2" in t for t in texts), texts
+            assert seats(tmp_path) == [str(OPENER), "ai:1"]
+            # The same for a toggle during the game: /托管 repeated is still on.
+            await sim.group_message(GROUP, OPENER, "/加机器人 2")
+            await sim.wait_for_text("开局", kind="group", since=since)
+            since = sim.mark()
+            mid = await sim.group_message(GROUP, OPENER, "/托管")
+            await sim.wait_for_text("进入托管", kind="group", since=since)
+            await sim.resend(mid)
+            await sim.group_message(GROUP, OPENER, "/牌桌")
+            await sim.wait_for_text("人局", kind="group", since=since)
+            texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
+            assert sum("进入托管" in t for t in texts) == 1, texts
+            assert not any("取消托管" in t for t in texts), texts
+        finally:
+            await sim.close()
+
+
+async def test_one_players_commands_apply_in_the_order_sent(tmp_path: Path) -> None:
+    sim = world()
+    async with bot_process(tmp_path) as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await open_table(sim)
+            sim.action_delays["get_friend_list"] = 1.0  # /加入 checks the friend list first
+            since = sim.mark()
+            await sim.group_message(GROUP, SECOND, "/加入")
+            await sim.group_message(GROUP, SECOND, "/退出")
+            # Another player is not held up by the slow first command.
+            await sim.group_message(GROUP, THIRD, "/牌桌")
+            await sim.wait_for_text("乙 退出", kind="group", since=since, timeout=15)
+            await sim.wait_idle(quiet=0.5)
+            texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
+            joined = next(i for i, t in enumerate(texts) if "乙 入座" in t)
+            left = next(i for i, t in enumerate(texts) if "乙 退出" in t)
+            shown = next(i for i, t in enumerate(texts) if "等人入座" in t)
+            assert shown < joined < left, texts
+            assert not any("你不在本群的牌桌上" in t for t in texts), texts
+            assert seats(tmp_path) == [str(OPENER)]
+        finally:
+            await sim.close()
+
+
+async def test_a_players_group_and_private_messages_keep_their_order(tmp_path: Path) -> None:
+    """``/加入`` fills the table in the group (the game starts), then ``/手牌`` privately:
+    the private answer comes after the seat, so it is the hand."""
+    sim = world()
+    async with bot_process(tmp_path) as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await open_table(sim)
+            await sim.group_message(GROUP, OPENER, "/加机器人 2")
+            await sim.wait_for_text("电脑2 入座", kind="group")
+            sim.action_delays["get_friend_list"] = 1.0
+            since = sim.mark()
+            await sim.group_message(GROUP, SECOND, "/加入")
+            await sim.private_message(SECOND, "/手牌")
+            await sim.wait_for_text("乙 入座", kind="group", since=since, timeout=15)
+            await sim.wait_idle(quiet=0.5)
+            answers = [s.text for s in sim.sent[since:] if s.kind == "private" and s.target == SECOND]
+            assert len(answers) == 2 and all("你的手牌" in t for t in answers), answers
+        finally:
+            await sim.close()
