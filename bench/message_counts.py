@@ -10,7 +10,7 @@ checks that no message ends with a dangling separator.
 
 ``--chat`` measures what the bot itself posts instead: the plugin's own commands, timers,
 runs of automatic moves and send queue, in process, on a throw-away SQLite file, with the
-OneBot calls counted (``COMPUTER_DELAY=0``, no send pacing). People act as soon as it is
+OneBot calls counted (``PAIZHUO_COMPUTER_DELAY=0``, no send pacing). People act as soon as it is
 their turn, with the computer players' choices (the same say as a typed command or
 private answer); computer players (电脑) act on their timer. Tables: one person and
 computer players (抓特务 4 人 with 3 电脑, 挖坑 with 2 电脑), and all-person tables. Per game
@@ -38,7 +38,7 @@ import nonebot  # noqa: E402
 try:
     nonebot.get_driver()
 except ValueError:  # run as a script: the plugin needs an initialised NoneBot
-    nonebot.init(computer_delay=0, send_rate=0, deal_seed=1, paizhuo_images=False,
+    nonebot.init(paizhuo_computer_delay=0, paizhuo_send_rate=0, paizhuo_deal_seed=1, paizhuo_images=False,
                  log_level="WARNING")
     if "--chat" in sys.argv:
         from nonebot.adapters.onebot.v11 import Adapter
@@ -146,7 +146,7 @@ class Recorder:
 
 
 async def _settle(table, actions) -> None:
-    """Until the computer players' timer has nothing to do now (COMPUTER_DELAY=0)."""
+    """Until the computer players' timer has nothing to do now (PAIZHUO_COMPUTER_DELAY=0)."""
     for _ in range(100000):
         task = actions._timers.get(table.group_id)
         due = table.computer_at is not None

@@ -151,10 +151,10 @@ class Combo:
         """Violations seen by the listener (raised after the step that caused them)."""
         self.sim = self._world()
         url = pg_url or f"sqlite+aiosqlite:///{tmp / 'bot.db'}"
-        env = {"DEAL_SEED": str(seed), "COMPUTER_DELAY": "0.02",
+        env = {"PAIZHUO_DEAL_SEED": str(seed), "PAIZHUO_COMPUTER_DELAY": "0.02",
                "PAIZHUO_IMAGES": "1" if pictures else "0",
                # Commands are paced by the run itself; the send pacing stays the bot's.
-               "SEND_INTERVAL": "0.002"}
+               "PAIZHUO_SEND_INTERVAL": "0.002"}
         self.bots = [BotProcess(tmp / "bot1.log", access_token=TOKEN, superusers=[SUPERUSER],
                                 database_url=url, env=env)]
         if pg_url:
@@ -232,7 +232,7 @@ class Combo:
             self.problems.append(f"a hand line was posted in group {sent.target}: {text!r}")
         ending = "本局结束" in text or "局详情" in text
         for user, name in USERS.items():
-            if re.search(rf"{name}\S{{0,3}}(亮明|是特务)", text):
+            if re.search(rf"{name}\s?(亮明|是特务)", text):
                 self.declared.add(user)
         hidden = [USERS[u] for u in state.seated if self.spy.get(u) and u not in self.declared]
         for name in hidden if state.playing and not ending else []:

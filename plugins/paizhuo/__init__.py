@@ -18,19 +18,23 @@ from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
 from db.store import Store
-from plugins.paizhuo.config import Config, plugin_config
+from plugins.paizhuo import accounts, actions, guard, matchers, messaging  # noqa: F401  (registers the matchers)
+from plugins.paizhuo.config import Config, plugin_config, warn_old_names
+from plugins.paizhuo.matchers import dispatch, namespace
 from plugins.paizhuo.tables import REGISTRY
 
 __plugin_meta__ = PluginMetadata(
     name="牌桌",
-    description="在群里玩抓特务等爬坡类扑克牌游戏",
-    usage="/帮助",
+    description="在 QQ 群里玩抓特务、挖坑、手把一（爬坡类扑克牌游戏），可加电脑玩家",
+    usage=namespace.usage_text(),
     type="application",
     config=Config,
+    supported_adapters={"~onebot.v11"},
 )
+"""The plugin's metadata; ``usage`` spells the command words as ``PAIZHUO_BARE_COMMANDS``
+has them at start-up. (No ``homepage``: the project names no public repository.)"""
 
-from plugins.paizhuo import accounts, actions, guard, matchers, messaging  # noqa: E402,F401  (registers the matchers)
-from plugins.paizhuo.matchers import dispatch  # noqa: E402
+warn_old_names()
 
 driver = get_driver()
 

@@ -13,14 +13,14 @@ DB_DIR = Path(tempfile.mkdtemp(prefix="paizhuo-nonebug-"))
 
 
 INIT = {
-    "database_url": f"sqlite+aiosqlite:///{DB_DIR / 'test.db'}",
+    "paizhuo_database_url": f"sqlite+aiosqlite:///{DB_DIR / 'test.db'}",
     "superusers": {"9999"},
     "command_start": {"/"},
     "driver": "~fastapi",
     "log_level": "WARNING",
-    "send_interval": 0,
-    "send_retries": 1,
-    "command_limit": 0,  # a test of the per-sender limit sets its own
+    "paizhuo_send_interval": 0,
+    "paizhuo_send_retries": 1,
+    "paizhuo_command_limit": 0,  # a test of the per-sender limit sets its own
     "paizhuo_images": False,  # texts, whatever fonts this machine has (tests turn it on)
     "paizhuo_font": "",
     "paizhuo_bare_commands": "all",
