@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.ai.levels import NORMAL, simple_strategy
-from engine.strategy import Action
+from engine.ai.simple import Action
 from plugins.ai_worker import SearchPool
 
 DEFAULT_BUDGET_MS = 300

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import math
 
-from plugins.paizhuo.scheduler import SendScheduler
+from plugins.paizhuo.send_queue import SendScheduler
 from plugins.paizhuo.tables import REGISTRY
 
 RECENT = 300.0

@@ -67,7 +67,7 @@ async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
     from plugins.paizhuo import accounts, ordering
-    from plugins.paizhuo.actions import cancel_timers
+    from plugins.paizhuo.actions.deadlines import cancel_timers
     from plugins.paizhuo.config import reset_plugin_config
     from plugins.paizhuo.messaging import reset_refusals, stop_queues
     from plugins.paizhuo.tables import REGISTRY
