@@ -1,0 +1,81 @@
+"""The README and docs/ stay usable: the README is short, the two commands CI relies on
+(``.ci/run`` runs the test command) are there verbatim, and every relative link in the
+README and docs/ leads to a file that exists and, with ``#…``, to a heading in it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+START = ("python3 -m venv .venv && .venv/bin/pip install -e . && "
+         "(test -f .env || cp .env.example .env) && .venv/bin/python bot.py")
+TEST = ('python3 -m venv .venv && .venv/bin/pip install -e ".[test,postgres]" && '
+        ".venv/bin/python -m pytest")
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to ``-``."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    """Every heading anchor of a Markdown page (repeated headings get ``-1``, ``-2``…)."""
+    seen: dict[str, int] = {}
+    found = set()
+    for line in FENCE.sub("", page.read_text(encoding="utf-8")).splitlines():
+        if m := re.match(r"#{1,6} (.+)", line):
+            base = slug(m.group(1))
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            found.add(base if n == 0 else f"{base}-{n}")
+    return found
+
+
+def links(page: Path) -> list[str]:
+    """The link targets of a page outside code blocks."""
+    return LINK.findall(FENCE.sub("", page.read_text(encoding="utf-8")))
+
+
+def test_readme_is_short() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 260, f"README.md has {len(lines)} lines; move details into docs/"
+
+
+def test_readme_has_the_two_commands_verbatim() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert START in readme
+    assert TEST in readme
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert TEST.replace('-e ".[test,postgres]"', '-q -e ".[test,postgres]"') in ci
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_relative_link_resolves(page: Path) -> None:
+    broken = []
+    for target in links(page):
+        if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+            continue
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if not file.exists():
+            broken.append(f"{target}: no file {file.relative_to(ROOT)}")
+        elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+            broken.append(f"{target}: no heading #{anchor} in {file.relative_to(ROOT)}")
+    assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+def test_the_link_check_sees_links() -> None:
+    assert "docs/DESIGN.md" in links(ROOT / "README.md")
+    assert slug("出牌生成（三个游戏共用 `engine/moves.py`）") == "出牌生成三个游戏共用-enginemovespy"
