@@ -38,7 +38,8 @@ from nonebot.adapters.onebot.v11 import Adapter, Bot  # noqa: E402
 
 from plugins.paizhuo import actions  # noqa: E402
 from plugins.paizhuo.guard import check_startup  # noqa: E402
-from plugins.paizhuo.matchers import dispatch, play  # noqa: E402
+from plugins.paizhuo.internals import dispatch  # noqa: E402
+from plugins.paizhuo.matchers import play  # noqa: E402
 from plugins.paizhuo.tables import Registry  # noqa: E402
 
 RECORD: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("stages", default=None)

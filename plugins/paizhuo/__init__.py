@@ -30,7 +30,7 @@ __plugin_meta__ = PluginMetadata(
 )
 
 from plugins.paizhuo import accounts, actions, guard, matchers, messaging  # noqa: E402,F401  (registers the matchers)
-from plugins.paizhuo.matchers import dispatch  # noqa: E402
+from plugins.paizhuo.internals import dispatch  # noqa: E402
 
 driver = get_driver()
 

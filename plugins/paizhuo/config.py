@@ -24,7 +24,9 @@ class Config(BaseModel):
     ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
     end-of-game summary as pictures when a font that renders Chinese is found (default
     true; ``PAIZHUO_FONT`` names the font file).
-    ``DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
+    ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
+    (default true; false: registered with NoneBot like any plugin's; see
+    ``plugins/paizhuo/internals``). ``DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
     process's write lock before the change fails (and is undone).
 
     Sending (发送, QQ rate limits / 风控): ``SEND_RATE`` — messages per second the account
@@ -62,6 +64,7 @@ class Config(BaseModel):
     paizhuo_bare_commands: str = "all"
     paizhuo_images: bool = True
     paizhuo_font: str = ""
+    paizhuo_fast_dispatch: bool = True
     send_backoff_max: float = 30.0
     refusal_limit: int = 5
     refusal_window: float = 30.0
