@@ -9,8 +9,20 @@ import pytest
 from nonebot.matcher import matchers
 
 from plugins.paizhuo import guard, internals
-from plugins.paizhuo.config import plugin_config, reset_plugin_config
+from plugins.paizhuo.config import plugin_config
 from plugins.paizhuo.internals import dispatch
+
+
+@pytest.fixture
+def switch(monkeypatch: pytest.MonkeyPatch):
+    """Set ``PAIZHUO_FAST_DISPATCH`` (whatever the run's own setting) for the test."""
+    config = plugin_config()
+
+    def set_to(on: bool) -> None:
+        changed = config.model_copy(update={"paizhuo_fast_dispatch": on})
+        monkeypatch.setattr(internals, "plugin_config", lambda: changed)
+
+    return set_to
 
 
 def test_the_internals_of_the_installed_versions_are_all_there() -> None:
@@ -26,8 +38,8 @@ def test_the_internals_of_the_installed_versions_are_all_there() -> None:
     ("nonebot.rule.CommandRule", "__init__", "CommandRule"),
 ])
 def test_a_missing_internal_is_named_and_fast_dispatch_falls_back(
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
-        module: str, name: str, named: str) -> None:
+        monkeypatch: pytest.MonkeyPatch, switch, module: str, name: str, named: str) -> None:
+    switch(True)
     if name == "__init__":  # a constructor that takes other arguments now
         def init(self, *args, **kwargs):
             raise TypeError("changed")
@@ -50,22 +62,16 @@ def test_a_changed_signature_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "TrieRule.get_value(bot, event, state)" in internals.dispatch_problems()
 
 
-def test_the_switch_off_means_no_fast_dispatch(monkeypatch: pytest.MonkeyPatch) -> None:
-    import nonebot
-
-    monkeypatch.setattr(nonebot.get_driver().config, "paizhuo_fast_dispatch", False,
-                        raising=False)
-    reset_plugin_config()
+def test_the_switch_off_means_no_fast_dispatch(monkeypatch: pytest.MonkeyPatch,
+                                                switch) -> None:
     warnings: list[str] = []
     monkeypatch.setattr(internals.logger, "warning", warnings.append)
-    try:
-        assert plugin_config().paizhuo_fast_dispatch is False
-        assert internals.decide() is False
-        assert warnings == []  # a choice, not a fault
-    finally:
-        monkeypatch.undo()
-        reset_plugin_config()
+    switch(True)
     assert internals.decide() is True
+    switch(False)
+    assert internals.plugin_config().paizhuo_fast_dispatch is False
+    assert internals.decide() is False
+    assert warnings == []  # a choice, not a fault
 
 
 def test_a_missing_adapter_internal_refuses_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
