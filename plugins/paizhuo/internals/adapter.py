@@ -7,6 +7,7 @@ its scope (``scope.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from typing import Any, cast
@@ -137,5 +138,20 @@ class GuardedAdapter(Adapter):
         if fast_dispatch():
             run = scope.handling(bot, event, run)
         task = ordering.GATE.spawn(event, run)
-        task.add_done_callback(self.tasks.discard)
-        self.tasks.add(task)
+        self._keep(task)
+
+    def _keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold ``task`` in the adapter's ``tasks`` until it ends (the adapter cancels
+        them at shutdown): a set from nonebot-adapter-onebot 2.4.6, a list before."""
+        tasks = self.tasks
+        if isinstance(tasks, set):
+            task.add_done_callback(tasks.discard)
+            tasks.add(task)
+            return
+        tasks.append(task)
+
+        def drop(done: asyncio.Task[Any]) -> None:
+            with contextlib.suppress(ValueError):
+                tasks.remove(done)
+
+        task.add_done_callback(drop)
