@@ -232,7 +232,7 @@ class Combo:
             self.problems.append(f"a hand line was posted in group {sent.target}: {text!r}")
         ending = "本局结束" in text or "局详情" in text
         for user, name in USERS.items():
-            if re.search(rf"{name}\S{{0,3}}(亮明|是特务)", text):
+            if re.search(rf"{name}\s?(亮明|是特务)", text):
                 self.declared.add(user)
         hidden = [USERS[u] for u in state.seated if self.spy.get(u) and u not in self.declared]
         for name in hidden if state.playing and not ending else []:

