@@ -4,7 +4,7 @@ Runs ``--tables`` tables of computer players at 电脑难度 困难 in one event
 bot does: each decision asks :class:`plugins.paizhuo.ai_turn.SearchPool` (worker
 processes, ``--workers``, at most ``--searches`` at once) with the ``--budget`` in ms and
 falls back to 普通 in the loop when the pool is full or the budget runs out; tables wait
-``--delay`` seconds between moves (the bot's COMPUTER_DELAY). Prints the decision time
+``--delay`` seconds between moves (the bot's PAIZHUO_COMPUTER_DELAY). Prints the decision time
 (request to action, p50 / p99 / max), how decisions were made (searched / pool full /
 timed out / failed), the synchronous step a decision took in the event loop (wall and
 CPU time: on a shared machine the wall time includes waiting for a core), and the event

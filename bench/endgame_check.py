@@ -24,10 +24,10 @@ from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 from engine.ai.endgame import starts_sure_line, sure_line  # noqa: E402
 from engine.ai.levels import choose_action  # noqa: E402
 from engine.ai.search import game_from_json  # noqa: E402
+from engine.ai.simple import Action  # noqa: E402
 from engine.ai.strategy import PlanStrategy  # noqa: E402
 from engine.ai.view import view_of  # noqa: E402
 from engine.moves import cards_for  # noqa: E402
-from engine.strategy import Action  # noqa: E402
 
 OLD = PlanStrategy(sound=False)
 NORMAL = PlanStrategy()

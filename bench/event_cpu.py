@@ -10,7 +10,7 @@ and the reply's median latency. What NoneBot's matcher machinery costs per messa
 the difference between these and an idle bot.
 
 ``--computer-games N`` then plays N games of 挖坑 of two computer seats (电脑, no pause:
-``COMPUTER_DELAY=0``) and one person in 托管 (played for like a computer), one after
+``PAIZHUO_COMPUTER_DELAY=0``) and one person in 托管 (played for like a computer), one after
 another, and prints the bot's CPU time per move (bids, the bury and every play or
 pass, as announced in the group) — the timers, the strategy, the save and the sends of
 a move together.
@@ -79,8 +79,8 @@ async def run(events: int, gap: float, games: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bot = BotProcess(Path(tmp) / "bot.log", access_token="cpu",
                          database_url=f"sqlite+aiosqlite:///{tmp}/cpu.db",
-                         env={"SEND_INTERVAL": "0", "LOG_LEVEL": "WARNING",
-                              "COMPUTER_DELAY": "0", "DEAL_SEED": "11"},
+                         env={"PAIZHUO_SEND_INTERVAL": "0", "LOG_LEVEL": "WARNING",
+                              "PAIZHUO_COMPUTER_DELAY": "0", "PAIZHUO_DEAL_SEED": "11"},
                          script="bench/echo_bot.py")
         async with bot:
             sim = OneBotSim(self_id=SELF_ID)

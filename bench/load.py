@@ -13,7 +13,7 @@ ratios, failed moves (no answer within the timeout) and ``database is locked`` l
 the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
-``SEND_INTERVAL=0``), ``--rate R`` paces at R messages a second instead (``SEND_RATE``);
+``PAIZHUO_SEND_INTERVAL=0``), ``--rate R`` paces at R messages a second instead (``PAIZHUO_SEND_RATE``);
 ``--think`` is a human think time in seconds before each move.
 ``--pictures`` turns the pictures on (``PAIZHUO_IMAGES=true``: the end-of-game details
 are drawn at every game end, with the font installed with the bot or ``PAIZHUO_FONT``);
@@ -151,7 +151,7 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
     """One measured run (see the module docstring); ``script`` is the bot's entry point
     (``bench/stages.py`` passes its probed bot) and ``extra_env`` adds to its environment."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {} if pacing else {"SEND_INTERVAL": "0"}
+        env = {} if pacing else {"PAIZHUO_SEND_INTERVAL": "0"}
         env["LOG_LEVEL"] = "WARNING"
         if pictures or picture_table:
             env["PAIZHUO_IMAGES"] = "true"
@@ -163,7 +163,7 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
             # BotProcess lowers the pacing for tests; measure the bot's own default.
             bot.build_env_base = bot.build_env
             bot.build_env = lambda: {k: v for k, v in bot.build_env_base().items()  # type: ignore[method-assign]
-                                     if k != "SEND_INTERVAL"}
+                                     if k != "PAIZHUO_SEND_INTERVAL"}
         async with bot:
             sim = OneBotSim(self_id=SELF_ID)
             inbox = Inboxes()
@@ -216,15 +216,15 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=600, help="accepted moves per run")
     parser.add_argument("--pacing", action="store_true", help="keep the default send pacing")
     parser.add_argument("--rate", type=float, default=None,
-                        help="pace at this many messages a second (SEND_RATE)")
+                        help="pace at this many messages a second (PAIZHUO_SEND_RATE)")
     parser.add_argument("--think", type=float, default=0.0, help="seconds before each move")
     parser.add_argument("--pictures", action="store_true", help="pictures on (PAIZHUO_IMAGES)")
     parser.add_argument("--picture-table", action="store_true",
                         help="pictures on and 图片桌面 on in every group")
     ns = parser.parse_args()
-    extra = None if ns.rate is None else {"SEND_RATE": f"{ns.rate:g}"}
+    extra = None if ns.rate is None else {"PAIZHUO_SEND_RATE": f"{ns.rate:g}"}
     pacing = ns.pacing or ns.rate is not None
-    label = f"SEND_RATE={ns.rate:g}" if ns.rate is not None else "on (default)" if ns.pacing else "off"
+    label = f"PAIZHUO_SEND_RATE={ns.rate:g}" if ns.rate is not None else "on (default)" if ns.pacing else "off"
     shown = ("on, 图片桌面 on" if ns.picture_table else "on (details at game end)" if ns.pictures
              else "off")
     print(f"pacing {label}, think time {ns.think} s, {ns.moves} moves per run, pictures {shown}")

@@ -10,7 +10,7 @@ checks that no message ends with a dangling separator.
 
 ``--chat`` measures what the bot itself posts instead: the plugin's own commands, timers,
 runs of automatic moves and send queue, in process, on a throw-away SQLite file, with the
-OneBot calls counted (``COMPUTER_DELAY=0``, no send pacing). People act as soon as it is
+OneBot calls counted (``PAIZHUO_COMPUTER_DELAY=0``, no send pacing). People act as soon as it is
 their turn, with the computer players' choices (the same say as a typed command or
 private answer); computer players (电脑) act on their timer. Tables: one person and
 computer players (抓特务 4 人 with 3 电脑, 挖坑 with 2 电脑), and all-person tables. Per game
@@ -38,7 +38,7 @@ import nonebot  # noqa: E402
 try:
     nonebot.get_driver()
 except ValueError:  # run as a script: the plugin needs an initialised NoneBot
-    nonebot.init(computer_delay=0, send_rate=0, deal_seed=1, paizhuo_images=False,
+    nonebot.init(paizhuo_computer_delay=0, paizhuo_send_rate=0, paizhuo_deal_seed=1, paizhuo_images=False,
                  log_level="WARNING")
     if "--chat" in sys.argv:
         from nonebot.adapters.onebot.v11 import Adapter
@@ -145,10 +145,12 @@ class Recorder:
         return {"message_id": 1}
 
 
-async def _settle(table, actions) -> None:
-    """Until the computer players' timer has nothing to do now (COMPUTER_DELAY=0)."""
+async def _settle(table) -> None:
+    """Until the computer players' timer has nothing to do now (PAIZHUO_COMPUTER_DELAY=0)."""
+    from plugins.paizhuo.actions import deadlines
+
     for _ in range(100000):
-        task = actions._timers.get(table.group_id)
+        task = deadlines._timers.get(table.group_id)
         due = table.computer_at is not None
         if not due and (task is None or task.done() or task is asyncio.current_task()):
             return
@@ -178,7 +180,8 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
                       games: int, seed: int) -> dict[str, float]:
     from nonebot.adapters.onebot.v11 import Adapter, Bot
 
-    from plugins.paizhuo import accounts, actions
+    from plugins.paizhuo import accounts
+    from plugins.paizhuo.actions import commit, computer_seats, seating, turns
     from plugins.paizhuo.games.base import is_computer
     from plugins.paizhuo.messaging import private, refusal
     from plugins.paizhuo.tables import PLAYING, REGISTRY
@@ -193,24 +196,24 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
     if settings:
         game_name = args.split()[0]
         await REGISTRY.require_store().set_settings(group_id, game_name, settings)
-    await actions.open_table(bot, group_id, humans[0], "玩家1", args)
+    await seating.open_table(bot, group_id, humans[0], "玩家1", args)
     for i, uid in enumerate(humans[1:], 2):
         if i == len(humans) and not computers:
             break
-        await actions.join_table(bot, group_id, uid, f"玩家{i}")
+        await seating.join_table(bot, group_id, uid, f"玩家{i}")
     totals = {"group": 0, "private": 0, "moves": 0, "answers": 0, "between": 0, "cards": 0}
     before = (rec.group, rec.private, rec.cards)
     if computers:
-        await actions.add_computers(bot, group_id, humans[0], str(computers), True)
+        await computer_seats.add_computers(bot, group_id, humans[0], str(computers), True)
     else:
-        await actions.join_table(bot, group_id, humans[-1], f"玩家{len(humans)}")
+        await seating.join_table(bot, group_id, humans[-1], f"玩家{len(humans)}")
     table = REGISTRY.get(group_id)
     if table is None:
         raise RuntimeError(f"no table for {args}: {REGISTRY.tables}")
     for game in range(games):
         answers = 0
         while table.status == PLAYING:
-            await _settle(table, actions)
+            await _settle(table)
             if table.status != PLAYING:
                 break
             engine, ad = table.engine, table.adapter
@@ -225,9 +228,9 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
             def act(_seat: int, seat: int = seat, ad=ad) -> list:
                 return ad.computer_turn(table.engine, table.seats, seat)
 
-            await actions.run_locked(bot, table, lambda uid=uid, act=act: actions._apply(
+            await commit.run_locked(bot, table, lambda uid=uid, act=act: turns._apply(
                 table, uid, act, lambda msg, uid=uid: refusal(private(uid, msg), uid), "bench"))
-        await _settle(table, actions)
+        await _settle(table)
         await _quiet(rec, table)
         totals["moves"] += _moves_of(table.engine)
         totals["answers"] += answers
@@ -238,11 +241,11 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
             break
         between = rec.group
         for uid in humans[:-1]:
-            await actions.continue_table(bot, group_id, uid)
+            await seating.continue_table(bot, group_id, uid)
         await _quiet(rec, table)
         totals["between"] += rec.group - between
         before = (rec.group, rec.private, rec.cards)
-        await actions.continue_table(bot, group_id, humans[-1])
+        await seating.continue_table(bot, group_id, humans[-1])
     return {k: v / games for k, v in totals.items()}
 
 
@@ -257,7 +260,7 @@ async def _chat(games: int, seed: int) -> None:
         print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 群消息（其中详情卡片） | 每步群消息 "
               "| 每步群消息（回答也算一步） | 同上，不算详情卡片 | 私聊 | 两局之间群消息 |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        from plugins.paizhuo import actions
+        from plugins.paizhuo.actions import commit
         from plugins.paizhuo.messaging import Outgoing, plain
 
         class Counted:  # a table picture (图片桌面), counted instead of drawn
@@ -267,8 +270,8 @@ async def _chat(games: int, seed: int) -> None:
             async def outgoing(self) -> Outgoing:
                 return Outgoing("group", self.group_id, plain("桌面"), image=b"png")
 
-        actions.pictures_on = lambda: True  # only where the setting is on
-        actions.table_picture = lambda adapter, game, seats, group_id: Counted(group_id)
+        commit.pictures_on = lambda: True  # only where the setting is on
+        commit.table_picture = lambda adapter, game, seats, group_id: Counted(group_id)
         for index, (args, seats, computers, settings) in enumerate(CHAT_TABLES):
             r = await _chat_table(index, args, seats, computers, settings, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"

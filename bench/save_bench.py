@@ -44,7 +44,7 @@ from sqlalchemy import select  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
 from sqlalchemy.ext.asyncio import async_sessionmaker  # noqa: E402
 
-from db.engine import sqlite_pragmas  # noqa: E402
+from db.connection import sqlite_pragmas  # noqa: E402
 from db.models import LiveTable  # noqa: E402
 from db.store import Store, _upsert_params, _upsert_statement, encode_state  # noqa: E402
 from engine.errors import MoveError  # noqa: E402

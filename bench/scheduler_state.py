@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # The scheduler module alone (it needs nothing of NoneBot; the plugin package would).
-_path = Path(__file__).resolve().parent.parent / "plugins" / "paizhuo" / "scheduler.py"
+_path = Path(__file__).resolve().parent.parent / "plugins" / "paizhuo" / "send_queue.py"
 _spec = importlib.util.spec_from_file_location("paizhuo_scheduler", _path)
 assert _spec is not None and _spec.loader is not None
 scheduler = importlib.util.module_from_spec(_spec)

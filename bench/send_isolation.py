@@ -11,13 +11,13 @@ message answering it (as the simulator records it). Scenarios:
 * ``hang`` — the same, but the faulty group's sends are never answered;
 * ``load`` — 20 tables, 5 s think time, default pacing (``--quick``: a shorter window).
 
-Pacing is the bot's default (``SEND_RATE`` / ``SEND_BURST`` unset) unless ``--env`` says
+Pacing is the bot's default (``PAIZHUO_SEND_RATE`` / ``PAIZHUO_SEND_BURST`` unset) unless ``--env`` says
 otherwise; each send takes ``--api-delay`` seconds at the simulator (a real implementation
 is not instant). Prints p50 / p99 of the other groups' announcement latency per scenario.
 
     python bench/send_isolation.py                 # all scenarios, 90 s windows
     python bench/send_isolation.py --quick         # shorter windows, fewer tables
-    python bench/send_isolation.py --scenario load --env SEND_RATE=5
+    python bench/send_isolation.py --scenario load --env PAIZHUO_SEND_RATE=5
     python bench/send_isolation.py --root /path/to/other/checkout   # compare another version
 """
 
@@ -156,7 +156,7 @@ async def scenario(name: str, tables: int, think: float, window: float, warmup: 
     tmp = Path(tempfile.mkdtemp(prefix=f"send-bench-{name}-"))
     bot = BotProcess(tmp / "bot.log", access_token=TOKEN, root=root, log_level="WARNING",
                      database_url=f"sqlite+aiosqlite:///{tmp / 'bot.db'}",
-                     env={"DEAL_SEED": str(seed), **env})
+                     env={"PAIZHUO_DEAL_SEED": str(seed), **env})
     rng = random.Random(seed)
     async with bot:
         sim = OneBotSim(self_id=10001, api_delay=api_delay)
@@ -204,9 +204,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.window, args.tables = 30.0, 4
-    env = {"SEND_INTERVAL": "", "SEND_RATE": "", "SEND_BURST": "8"}
+    env = {"PAIZHUO_SEND_INTERVAL": "", "PAIZHUO_SEND_RATE": "", "PAIZHUO_SEND_BURST": "8"}
     if args.root.resolve() != ROOT:
-        env = {"SEND_INTERVAL": "0.3"}  # another version's own default pacing
+        env = {"PAIZHUO_SEND_INTERVAL": "0.3"}  # another version's own default pacing
     env.update(dict(e.split("=", 1) for e in args.env))
     plan = {
         "baseline": (args.tables, args.think, None),

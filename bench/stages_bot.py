@@ -36,10 +36,9 @@ import nonebot.adapters.onebot.v11.bot as v11_bot  # noqa: E402
 import nonebot.message as nb_message  # noqa: E402
 from nonebot.adapters.onebot.v11 import Adapter, Bot  # noqa: E402
 
-from plugins.paizhuo import actions  # noqa: E402
+from plugins.paizhuo.actions import commit, turns  # noqa: E402
 from plugins.paizhuo.guard import check_startup  # noqa: E402
 from plugins.paizhuo.internals import dispatch  # noqa: E402
-from plugins.paizhuo.matchers import play  # noqa: E402
 from plugins.paizhuo.tables import Registry  # noqa: E402
 
 RECORD: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("stages", default=None)
@@ -90,11 +89,10 @@ wrap_async(v11_bot, "handle_event", "he")
 wrap_async(nb_message, "_apply_event_preprocessors", "pre0", "pre1")
 wrap_async(nb_message, "_run_matcher", "run")
 wrap_async(dispatch, "_all_candidates", "cand")
-wrap_async(actions, "move", "move")
-play.actions = actions  # the handler looks ``actions.move`` up at call time: probed
+wrap_async(turns, "move", "move")  # the handler looks ``turns.move`` up at call time: probed
 wrap_async(Registry, "save", "save0", "save1")
 
-_submit = actions.submit
+_submit = commit.submit
 
 
 def submit(bot: Any, outs: Any) -> Any:
@@ -102,7 +100,7 @@ def submit(bot: Any, outs: Any) -> Any:
     return _submit(bot, outs)
 
 
-actions.submit = submit  # type: ignore[assignment]
+commit.submit = submit  # type: ignore[assignment]
 _call_api = Bot.call_api
 
 

@@ -1,7 +1,7 @@
 """Strength of the computer player, measured: ``python bench/tournament.py [--deals N]``.
 
 For every game and table size, the computer player (:class:`engine.ai.strategy.PlanStrategy`
-with the decisions of :mod:`engine.computer`) sits in one seat against a field of
+with the decisions of :mod:`engine.ai.decisions`) sits in one seat against a field of
 baseline players — today's 托管 (``FollowingStrategy``, 不叫 / lowest bury / 暗 / lowest
 return) or a random legal player — on duplicate deals: every deal is played once with
 the computer player in each seat, so luck of the cards cancels out. Prints, per game and
@@ -26,15 +26,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.ai.decisions import choose_bid, choose_bury, choose_declare  # noqa: E402
 from engine.ai.search import search_decide  # noqa: E402
+from engine.ai.shoubayi import BlockingStrategy  # noqa: E402
+from engine.ai.simple import PASS, Action, FollowingStrategy  # noqa: E402
 from engine.ai.strategy import PlanStrategy  # noqa: E402
-from engine.computer import choose_bid, choose_bury, choose_declare  # noqa: E402
 from engine.errors import MoveError  # noqa: E402
 from engine.moves import cards_for, legal_plays  # noqa: E402
 from engine.shoubayi.game import SGame  # noqa: E402
 from engine.shoubayi.rules import SRules  # noqa: E402
-from engine.shoubayi.strategy import BlockingStrategy  # noqa: E402
-from engine.strategy import PASS, Action, FollowingStrategy  # noqa: E402
 from engine.wakeng.game import WGame  # noqa: E402
 from engine.wakeng.rules import WRules  # noqa: E402
 from engine.zhuatewu.game import ZGame  # noqa: E402

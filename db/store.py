@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from db.engine import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
+from db.connection import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
 from db.hot import HotSaver
 from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
 from db.records import RESULTS, FinishedGame, GameStats

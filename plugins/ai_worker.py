@@ -14,7 +14,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 from engine.ai.search import search_decide
-from engine.strategy import Action
+from engine.ai.simple import Action
 
 SAMPLES_CAP = 64
 """困难 plays at most this many sampled deals per candidate, whatever the budget."""

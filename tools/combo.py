@@ -61,6 +61,9 @@ ANSWER_TIMEOUT = 15.0
 QUIET = 0.25
 """Seconds of silence that count as "the bot is idle" (above the computers' delay)."""
 CARD_RE = re.compile(r"[♠♥♣♦](?:10|[3-9JQKA2])|小王|大王")
+MEMORY_KIB = 96 * 1024
+"""Growth of the bot's resident memory a run may show (the picture font and the caches of
+the first games load after the baseline is taken)."""
 PROBES = ["出 梅花A 黑桃Q", "出 3", "出 黑桃3", "出 34", "出 大王小王", "出 黑桃A", "出 345",
           "出 33", "出 红桃3", "出 77889", "出 2", "过", "出 xyz"]
 """Moves a player types by mistake (or on purpose): some legal in some hands, some never."""
@@ -103,6 +106,7 @@ class Report:
     moves_of_account: int = 0
     duplicates: int = 0
     media_faults: int = 0
+    tasks: tuple[int, int] = (0, 0)
     threads: tuple[int, int] = (0, 0)
     fds: tuple[int, int] = (0, 0)
     rss_kib: tuple[int, int] = (0, 0)
@@ -151,10 +155,10 @@ class Combo:
         """Violations seen by the listener (raised after the step that caused them)."""
         self.sim = self._world()
         url = pg_url or f"sqlite+aiosqlite:///{tmp / 'bot.db'}"
-        env = {"DEAL_SEED": str(seed), "COMPUTER_DELAY": "0.02",
+        env = {"PAIZHUO_DEAL_SEED": str(seed), "PAIZHUO_COMPUTER_DELAY": "0.02",
                "PAIZHUO_IMAGES": "1" if pictures else "0",
                # Commands are paced by the run itself; the send pacing stays the bot's.
-               "SEND_INTERVAL": "0.002"}
+               "PAIZHUO_SEND_INTERVAL": "0.002"}
         self.bots = [BotProcess(tmp / "bot1.log", access_token=TOKEN, superusers=[SUPERUSER],
                                 database_url=url, env=env)]
         if pg_url:
@@ -310,11 +314,18 @@ class Combo:
         return None
 
     def _prompt_key(self, group_id: int) -> str:
+        """The public situation a move is typed in: the game, the prompt, and the play to
+        beat (named in the prompt, or the last play of the post that prompts)."""
         for s in reversed(self.sim.sent):
             if s.kind == "group" and s.target == group_id and "轮到" in s.text:
-                line = [ln for ln in s.text.splitlines() if "轮到" in ln][-1]
-                line = re.sub(r"@\S+|（\d+ 秒）|\d+ 秒", "", line)
-                return f"{self.groups[group_id].game}|{line}"
+                lines = s.text.splitlines()
+                at = max(i for i, ln in enumerate(lines) if "轮到" in ln)
+                prompt = re.sub(r"@\S+|（\d+ 秒）|\d+ 秒", "", lines[at])
+                lead = ""
+                if "要大过" not in prompt and "首出" not in prompt:
+                    plays = [ln for ln in lines[:at] if " 出 " in ln]
+                    lead = plays[-1] if plays else ""
+                return f"{self.groups[group_id].game}|{prompt}|{lead}"
         return ""
 
     async def step(self) -> None:
@@ -484,6 +495,13 @@ class Combo:
                 self._fail("a second process accepted the account while the first served it")
         await self.check_saved()
 
+    async def tasks(self) -> int:
+        """The bot's live task count, from ``/牌桌 状态`` (0 when it does not say)."""
+        await self._idle()
+        out = await self.command(GROUPS[0], SUPERUSER, "/牌桌 状态")
+        found = [int(m.group(1)) for s in out if (m := re.search(r"后台任务 (\d+) 个", s.text))]
+        return found[-1] if found else 0
+
     async def check_saved(self) -> None:
         """No card the group saw a person play is back in that person's hand."""
         for g, state in self.groups.items():
@@ -533,12 +551,14 @@ class Combo:
             await self.sim.connect(self.bot.url, TOKEN)
             await self._idle()
             base: tuple[int, int, int] | None = None
+            tasks = 0
             for i in range(steps):
                 await self.step()
                 if self.problems:
                     self._fail(self.problems[0])
                 if i == min(20, steps // 4):
                     base = _proc_status(self.bot.pid)
+                    tasks = await self.tasks()
             for state in self.groups.values():
                 if state.game is not None:
                     state.game = state.game  # tables stay open; their records are checked
@@ -546,12 +566,17 @@ class Combo:
             await self._idle()
             await self.check_records()
             end = _proc_status(self.bot.pid)
+            end_tasks = await self.tasks()
+            self.report.tasks = (tasks, end_tasks)
+            if tasks and end_tasks > tasks + 12:
+                self._fail(f"the bot's tasks grew from {tasks} to {end_tasks}")
             if base is not None and base[0]:
                 self.report.threads = (base[0], end[0])
                 self.report.fds = (base[1], end[1])
                 self.report.rss_kib = (base[2], end[2])
-                if end[0] > base[0] + 8 or end[1] > base[1] + 24:
-                    self._fail(f"the bot grew: threads {base[0]}→{end[0]}, files {base[1]}→{end[1]}")
+                if end[0] > base[0] + 8 or end[1] > base[1] + 24 or end[2] > base[2] + MEMORY_KIB:
+                    self._fail(f"the bot grew: threads {base[0]}→{end[0]}, files {base[1]}→{end[1]}, "
+                               f"memory {base[2]}→{end[2]} KiB")
             return self.report
         finally:
             await self.sim.close()

@@ -254,7 +254,7 @@ class Session:
         self.policy = policy or KillPolicy()
         self.timeout = timeout
         self.say = log or (lambda _msg: None)
-        env = {"DEAL_SEED": str(deal_seed)} if deal_seed is not None else {}
+        env = {"PAIZHUO_DEAL_SEED": str(deal_seed)} if deal_seed is not None else {}
         self.bot = BotProcess(self.workdir / "bot.log", access_token=TOKEN, env=env, root=root,
                               database_url=f"sqlite+aiosqlite:///{self.db}")
         self.sim = OneBotSim(self_id=10001)
@@ -795,7 +795,7 @@ async def soak(kills: int, seed: int, keep: Path | None, verbose: bool,
         session = Session(tmp, size=size, games=n_games, rng=random.Random(master.random()),
                           policy=policy, deal_seed=deal_seed, declare=declare,
                           log=print if verbose else None, root=root)
-        print(f"session {sessions}: {size} players, {n_games} games, DEAL_SEED={deal_seed}, "
+        print(f"session {sessions}: {size} players, {n_games} games, PAIZHUO_DEAL_SEED={deal_seed}, "
               f"declare {declare}, up to {policy.max_kills} kills, dir {tmp}", flush=True)
         try:
             await session.run()

@@ -1202,22 +1202,22 @@ class BotProcess:
                 "LOG_LEVEL": self.log_level,
                 "PYTHONUNBUFFERED": "1",
                 # The simulated account is never rate-limited: pace sends only lightly
-                # (override with env={"SEND_RATE": ...} to measure real pacing; an empty
-                # SEND_RATE lets SEND_INTERVAL decide, and both empty mean the default).
-                "SEND_INTERVAL": "0.005",
-                "SEND_RATE": "",
+                # (override with env={"PAIZHUO_SEND_RATE": ...} to measure real pacing; an empty
+                # PAIZHUO_SEND_RATE lets PAIZHUO_SEND_INTERVAL decide, and both empty mean the default).
+                "PAIZHUO_SEND_INTERVAL": "0.005",
+                "PAIZHUO_SEND_RATE": "",
                 # Simulated players try moves until one is accepted and wait for each reply:
                 # no refusal or command limit unless a test asks for one
-                # (env={"REFUSAL_LIMIT": "5"}, env={"COMMAND_LIMIT": "10"}).
-                "REFUSAL_LIMIT": "0",
-                "COMMAND_LIMIT": "0",
+                # (env={"PAIZHUO_REFUSAL_LIMIT": "5"}, env={"PAIZHUO_COMMAND_LIMIT": "10"}).
+                "PAIZHUO_REFUSAL_LIMIT": "0",
+                "PAIZHUO_COMMAND_LIMIT": "0",
                 # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
                 # "true"} turns the pictures on).
                 "PAIZHUO_IMAGES": "false",
             }
         )
         if self.database_url is not None:
-            env["DATABASE_URL"] = self.database_url
+            env["PAIZHUO_DATABASE_URL"] = self.database_url
         env.update(self.extra_env)
         return env
 

@@ -197,6 +197,12 @@ async def continue_table(sim: OneBotSim, group_id: int, players: list[SimPlayer]
     return await _play_on(sim, group_id, players, since, timeout, max_moves, stop_after)
 
 
+def is_prompt(sent: Sent) -> bool:
+    """A turn prompt: ``轮到 @名字`` (a refusal may say whose turn it is, ``现在轮到 乙``,
+    without the @)."""
+    return sent.kind == "group" and "轮到 @" in sent.text
+
+
 async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], since: int,
                    timeout: float, max_moves: int, stop_after: int | None) -> Sent | None:
     by_id = {p.user_id: p for p in players}
@@ -204,11 +210,19 @@ async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], sinc
 
     def is_prompt_or_end(s: Sent) -> bool:
         return s.kind == "group" and s.target == group_id and (
-            "本局结束" in s.text or ("轮到" in s.text and any(u in by_id for u in s.at)))
+            "本局结束" in s.text or (is_prompt(s) and any(u in by_id for u in s.at)))
 
     cursor = since
     while moves < max_moves:
         sent = await sim.wait_for(is_prompt_or_end, timeout=timeout, since=cursor)
+        await sim.wait_idle(quiet=0.05, timeout=timeout)
+        # A prompt re-posted (after a restart) before a move answered it is stale: act on
+        # the newest prompt only.
+        sent = [s for s in sim.sent[sim.sent.index(sent):] if is_prompt_or_end(s)
+                or (s.kind == "group" and s.target == group_id and is_prompt(s))][-1]
+        if not is_prompt_or_end(sent):
+            cursor = sim.sent.index(sent) + 1
+            continue  # a person of another simulation (or a computer seat) acts now
         cursor = sim.sent.index(sent) + 1
         if "本局结束" in sent.text:
             return sent
@@ -222,7 +236,7 @@ async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], sinc
             await sim.group_message(group_id, player.user_id, command)
             answer = await sim.wait_for(
                 lambda s: s.kind == "group" and s.target == group_id, since=mark, timeout=timeout)
-            if not (answer.at == [player.user_id] and "轮到" not in answer.text):
+            if not (answer.at == [player.user_id] and not is_prompt(answer)):
                 break  # accepted (a refusal is a short reply @-mentioning only the player)
             player.refused(command, sent.text)
         player.moves += 1

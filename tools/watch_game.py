@@ -58,7 +58,7 @@ async def main(game: str, size: int, games: int, seed: int | None, computers: in
     with tempfile.TemporaryDirectory() as tmp:
         bot = BotProcess(Path(tmp) / "bot.log", access_token="watch",
                          database_url=f"sqlite+aiosqlite:///{tmp}/watch.db", log_level="WARNING",
-                         env={"DEAL_SEED": str(seed)} if seed is not None else None)
+                         env={"PAIZHUO_DEAL_SEED": str(seed)} if seed is not None else None)
         await bot.start()
         sim = OneBotSim(self_id=10001)
         players = [SimPlayer(1001 + i, NAMES[i], declare=DECLARE[i]) for i in range(size - computers)]

@@ -18,7 +18,7 @@ from alembic import context
 from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 
-from db.engine import make_engine
+from db.connection import make_engine
 from db.models import Base
 
 config = context.config

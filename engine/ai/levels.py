@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.ai.search import search_decide
+from engine.ai.simple import Action, LowestStrategy
 from engine.ai.strategy import PlanStrategy
-from engine.strategy import Action, LowestStrategy
 
 LEVELS: tuple[str, ...] = ("简单", "普通", "困难")
 """Level names, weakest first."""
@@ -29,7 +29,7 @@ NORMAL = PlanStrategy()
 def simple_strategy(game: Any) -> Any:
     """简单's strategy for ``game``: 手把一 keeps its own (S-4 把一必拦 aware)."""
     if type(game).__name__ == "SGame":
-        from engine.shoubayi.strategy import BlockingStrategy
+        from engine.ai.shoubayi import BlockingStrategy
 
         return BlockingStrategy()
     return LowestStrategy()

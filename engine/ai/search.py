@@ -25,11 +25,11 @@ from itertools import islice
 from typing import Any
 
 from engine.ai.endgame import sure_line
+from engine.ai.simple import PASS, Action
 from engine.ai.strategy import decide
 from engine.ai.view import View, view_of
 from engine.movegen import Play, pack_cards
 from engine.moves import cards_for, generator
-from engine.strategy import PASS, Action
 
 CANDIDATES = 8
 """Moves compared per decision at most (the planner's choice first)."""

@@ -25,10 +25,10 @@ from typing import Any
 
 from engine.ai.endgame import NODE_LIMIT, Oracle, headsup_move, sure_line
 from engine.ai.plan import GameShape, Group, plan_hand, shape_of
+from engine.ai.simple import PASS, Action
 from engine.ai.view import View, view_of
 from engine.movegen import Play, pack_cards, pack_counts, unpack
 from engine.moves import cards_for, generator
-from engine.strategy import PASS, Action
 
 FOLLOW_CANDIDATES = 24
 """Follows examined per decision (cheapest first, at most 3 per type and key)."""

@@ -1,8 +1,20 @@
-"""牌桌: 抓特务 (and, to come, 挖坑 and 手把一) for QQ groups over OneBot v11.
+"""牌桌: three climbing card games — 抓特务, 挖坑 and 手把一 — played in QQ groups over
+OneBot v11. Players open a table in a group, sit down (or seat computer players), get
+their hands and answer hidden questions by private message, and play in the group; the
+bot keeps time, plays for players who time out or are in 托管, records every finished
+game (/战绩, /排行, /对局 replays) and lets each group set its rules (/规则, /设置).
 
 On start-up the database is migrated to the latest schema; when a bot account connects,
 its saved tables are restored, so games in progress continue after a restart. With
 several accounts, each command is handled by one account (``accounts``).
+
+Where to start reading: ``matchers/`` (the commands: one module per group of commands)
+→ ``actions/`` (what each command does to a table: ``seating``, ``turns``,
+``house_rules``, ``announce``; every change goes through ``actions/commit.py``, save
+before effect; timers in ``actions/deadlines.py``) → ``games/`` (one adapter per game
+between the chat and the pure ``engine`` package: texts, prompts, what differs per
+game) → ``tables.py`` (the live tables and their saving to ``db``) and ``messaging.py``
+(sending, through ``send_queue.py``).
 """
 
 from __future__ import annotations
@@ -18,19 +30,25 @@ from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
 from db.store import Store
-from plugins.paizhuo.config import Config, plugin_config
+from plugins.paizhuo import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
+from plugins.paizhuo.actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
+from plugins.paizhuo.config import Config, plugin_config, warn_old_names
+from plugins.paizhuo.internals import dispatch
+from plugins.paizhuo.matchers import namespace
 from plugins.paizhuo.tables import REGISTRY
 
 __plugin_meta__ = PluginMetadata(
     name="牌桌",
-    description="在群里玩抓特务等爬坡类扑克牌游戏",
-    usage="/帮助",
+    description="在 QQ 群里玩抓特务、挖坑、手把一（爬坡类扑克牌游戏），可加电脑玩家",
+    usage=namespace.usage_text(),
     type="application",
     config=Config,
+    supported_adapters={"~onebot.v11"},
 )
+"""The plugin's metadata; ``usage`` spells the command words as ``PAIZHUO_BARE_COMMANDS``
+has them at start-up. (No ``homepage``: the project names no public repository.)"""
 
-from plugins.paizhuo import accounts, actions, guard, matchers, messaging  # noqa: E402,F401  (registers the matchers)
-from plugins.paizhuo.internals import dispatch  # noqa: E402
+warn_old_names()
 
 driver = get_driver()
 
@@ -46,7 +64,7 @@ async def _start_store() -> None:
 
 @driver.on_bot_connect
 async def _bot_connected(bot: Bot) -> None:
-    await actions.bot_connected(bot)
+    await announce.bot_connected(bot)
 
 
 @driver.on_bot_disconnect
@@ -100,7 +118,7 @@ async def _answers_here(bot: Bot, event: Event) -> bool:
 
 @driver.on_shutdown
 async def _stop_store() -> None:
-    actions.cancel_timers()
+    deadlines.cancel_timers()
     await messaging.stop_queues()
     if REGISTRY.store is not None:
         await REGISTRY.store.close()

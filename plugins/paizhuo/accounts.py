@@ -44,6 +44,7 @@ from nonebot.adapters.onebot.v11 import (
     PrivateMessageEvent,
 )
 
+from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.tables import REGISTRY, Table
 
 _group_lists: dict[str, set[str] | None] = {}
@@ -248,8 +249,6 @@ async def _drop_tables(self_id: str) -> None:
     change holding its lock); they are loaded from the database when it is back. Only
     with a shared database (PostgreSQL): with an exclusive one (SQLite, one process)
     nobody else can have changed them, and they stay."""
-    from plugins.paizhuo import actions
-
     dropped = []
     for table in [t for t in REGISTRY.tables.values() if t.account == self_id]:
         async with table.lock:
@@ -260,7 +259,7 @@ async def _drop_tables(self_id: str) -> None:
             _dropped.add(table.group_id)
             if _not_loaded is not None:
                 _not_loaded.add(table.group_id)
-        actions.schedule(table)  # not registered: only cancels its timer
+        deadlines.schedule(table)  # not registered: only cancels its timer
         dropped.append(table.group_id)
     if dropped:
         logger.info(f"event=tables_dropped account={self_id} groups={','.join(dropped)}")
@@ -279,8 +278,6 @@ async def ensure_restored(bot: Bot) -> None:
 
 
 async def _restore(bot: Bot) -> None:
-    from plugins.paizhuo import actions
-
     if not await hold(bot.self_id, bot):
         refused[bot.self_id] = bot
         return
@@ -301,7 +298,7 @@ async def _restore(bot: Bot) -> None:
         if table.group_id in _dropped:  # a reconnect, not a restart: no restart post
             _dropped.discard(table.group_id)
             REGISTRY.resumed.discard(table.group_id)
-        actions.schedule(table)
+        deadlines.schedule(table)
     logger.info(f"牌桌: account {bot.self_id} connected, {len(tables)} table(s) resumed")
 
 

@@ -6,7 +6,7 @@ search off the event loop.
 * 困难 runs :func:`engine.ai.search.search_decide` in a worker process
   (:class:`SearchPool`, a ``ProcessPoolExecutor``) with the group's 困难用时 as its budget:
   the worker stops sampling when the budget is near, the event loop waits at most the
-  budget, and a full pool (``AI_SEARCHES`` searches running), a timeout, a killed worker
+  budget, and a full pool (``PAIZHUO_AI_SEARCHES`` searches running), a timeout, a killed worker
   or any error gives ``None`` — the move is then made at 普通, never late.
 
 The chat layer calls :func:`prepare` (async, under the table lock) just before the
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.ai.levels import NORMAL, simple_strategy
-from engine.strategy import Action
+from engine.ai.simple import Action
 from plugins.ai_worker import SearchPool
 
 DEFAULT_BUDGET_MS = 300
@@ -67,7 +67,7 @@ _POOL: SearchPool | None = None
 
 
 def pool() -> SearchPool:
-    """The bot's search pool, sized by ``AI_WORKERS`` / ``AI_SEARCHES`` (defaults 1 / 2)."""
+    """The bot's search pool, sized by ``PAIZHUO_AI_WORKERS`` / ``PAIZHUO_AI_SEARCHES`` (defaults 1 / 2)."""
     global _POOL
     if _POOL is None:
         workers, limit = 1, 2

@@ -1,22 +1,49 @@
-"""Plugin settings, read by NoneBot from the environment and ``.env`` (see ``.env.example``)."""
+"""Plugin settings, read by NoneBot from the environment and ``.env`` (see ``.env.example``).
+
+Every setting's name starts with ``PAIZHUO_``: NoneBot keeps all settings in one config
+shared by every plugin of a host bot, where a bare ``DATABASE_URL`` or ``SEND_RATE``
+could be another plugin's. The names without the prefix (``DATABASE_URL``, ``SEND_RATE``
+...) are still read, the prefixed one wins when both are set, and the bot logs one
+deprecation line at start-up naming the old ones it found (:func:`warn_old_names`).
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+import os
+from typing import Any, ClassVar
 
-from nonebot import get_plugin_config
-from pydantic import BaseModel, field_validator
+from nonebot import get_driver, get_plugin_config, logger
+from nonebot.compat import model_dump
+from pydantic import AliasChoices, BaseModel, Field, field_validator
+
+PREFIX = "paizhuo_"
+"""Prefix of every setting's name (lower case, as NoneBot's config keys are)."""
+
+OLD_NAMES: list[str] = []
+"""The settings' former names without :data:`PREFIX` (lower case), still read."""
+
+
+def _setting(default: Any, name: str) -> Any:
+    """A field read from ``PAIZHUO_<NAME>`` or, failing that, its old name ``<NAME>``.
+
+    NoneBot reads a plugin's settings from the environment by field name and by
+    ``alias`` (the alias winning), and from ``.env`` and ``nonebot.init`` keyword
+    arguments by any key: the alias makes the environment's ``PAIZHUO_<NAME>`` count,
+    the validation alias takes either key of the rest, the prefixed one first."""
+    OLD_NAMES.append(name)
+    return Field(default, alias=PREFIX + name,
+                 validation_alias=AliasChoices(PREFIX + name, name))
 
 
 class Config(BaseModel):
-    """``DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``.
-    ``DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
+    """``PAIZHUO_DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``.
+    ``PAIZHUO_DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
     from it, the group and the game number, so a session can be replayed (demos, tests).
-    ``COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
+    ``PAIZHUO_COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
     acts, so people can follow the table: once per run of automatic moves, which goes
     out as one post (``runs.py``).
-    ``ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
-    off by default, needs ``ONEBOT_SECRET`` when on. ``ALLOW_EMPTY_TOKEN`` — let the bot
+    ``PAIZHUO_ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
+    off by default, needs ``ONEBOT_SECRET`` when on. ``PAIZHUO_ALLOW_EMPTY_TOKEN`` — let the bot
     start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see
     ``plugins/paizhuo/guard.py``).
     ``PAIZHUO_BARE_COMMANDS`` — which command words are answered without the
@@ -26,57 +53,58 @@ class Config(BaseModel):
     true; ``PAIZHUO_FONT`` names the font file).
     ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
     (default true; false: registered with NoneBot like any plugin's; see
-    ``plugins/paizhuo/internals``). ``DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
+    ``plugins/paizhuo/internals``).
+    ``PAIZHUO_DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
     process's write lock before the change fails (and is undone).
 
-    Sending (发送, QQ rate limits / 风控): ``SEND_RATE`` — messages per second the account
+    Sending (发送, QQ rate limits / 风控): ``PAIZHUO_SEND_RATE`` — messages per second the account
     may send on average (default 1, as go-cqhttp's own limiter; ``0``: no pacing);
-    ``SEND_BURST`` — how many may go at once after a quiet spell (default 3: one move's
-    group message and hand); ``SEND_INTERVAL`` — older setting, used when
-    ``SEND_RATE`` is not given: least seconds between two messages (rate ``1/interval``);
-    ``ONEBOT_CALL_TIMEOUT`` — seconds one OneBot call may take before it counts as failed
-    (default 5); ``SEND_RETRIES`` — tries of a failed group message; ``SEND_BACKOFF_MAX``
+    ``PAIZHUO_SEND_BURST`` — how many may go at once after a quiet spell (default 3: one move's
+    group message and hand); ``PAIZHUO_SEND_INTERVAL`` — older setting, used when
+    ``PAIZHUO_SEND_RATE`` is not given: least seconds between two messages (rate ``1/interval``);
+    ``PAIZHUO_ONEBOT_CALL_TIMEOUT`` — seconds one OneBot call may take before it counts as failed
+    (default 5); ``PAIZHUO_SEND_RETRIES`` — tries of a failed group message; ``PAIZHUO_SEND_BACKOFF_MAX``
     — longest pause, in seconds, of a conversation (group or private chat) whose sends
-    keep failing (muted, kicked). ``SEND_THROTTLE_CONVERSATIONS`` conversations failing
-    within ``SEND_THROTTLE_WINDOW`` seconds slow the whole account down (halved, one step
-    back each ``SEND_RECOVER_AFTER`` quiet seconds). Commands: more than
-    ``COMMAND_LIMIT`` commands of one sender (moves and private answers excepted) in
-    ``COMMAND_WINDOW`` seconds and that sender's commands are ignored for
-    ``COMMAND_SILENCE`` seconds (``COMMAND_LIMIT=0``: no limit). Refusals: more than ``REFUSAL_LIMIT`` refusals of one
-    user's moves or answers in ``REFUSAL_WINDOW`` seconds and that user's further refusals
-    are dropped silently for ``REFUSAL_SILENCE`` seconds (``REFUSAL_LIMIT=0``: no limit).
-    ``AI_WORKERS`` — worker processes for 电脑难度 困难's search (default 1);
-    ``AI_SEARCHES`` — searches running at once at most; more fall back to 普通 (default 2)."""
+    keep failing (muted, kicked). ``PAIZHUO_SEND_THROTTLE_CONVERSATIONS`` conversations failing
+    within ``PAIZHUO_SEND_THROTTLE_WINDOW`` seconds slow the whole account down (halved, one step
+    back each ``PAIZHUO_SEND_RECOVER_AFTER`` quiet seconds). Commands: more than
+    ``PAIZHUO_COMMAND_LIMIT`` commands of one sender (moves and private answers excepted) in
+    ``PAIZHUO_COMMAND_WINDOW`` seconds and that sender's commands are ignored for
+    ``PAIZHUO_COMMAND_SILENCE`` seconds (``PAIZHUO_COMMAND_LIMIT=0``: no limit). Refusals: more than ``PAIZHUO_REFUSAL_LIMIT`` refusals of one
+    user's moves or answers in ``PAIZHUO_REFUSAL_WINDOW`` seconds and that user's further refusals
+    are dropped silently for ``PAIZHUO_REFUSAL_SILENCE`` seconds (``PAIZHUO_REFUSAL_LIMIT=0``: no limit).
+    ``PAIZHUO_AI_WORKERS`` — worker processes for 电脑难度 困难's search (default 1);
+    ``PAIZHUO_AI_SEARCHES`` — searches running at once at most; more fall back to 普通 (default 2)."""
 
     DEFAULT_SEND_RATE: ClassVar[float] = 1.0
 
-    database_url: str = "sqlite+aiosqlite:///data/paizhuo.db"
-    database_busy_timeout: float = 30.0
-    deal_seed: int | None = None
-    send_rate: float | None = None
-    send_burst: int = 3
-    send_interval: float | None = None
-    onebot_call_timeout: float = 5.0
-    send_retries: int = 3
-    onebot_http_post: bool = False
-    allow_empty_token: bool = False
-    computer_delay: float = 1.0
+    database_url: str = _setting("sqlite+aiosqlite:///data/paizhuo.db", "database_url")
+    database_busy_timeout: float = _setting(30.0, "database_busy_timeout")
+    deal_seed: int | None = _setting(None, "deal_seed")
+    send_rate: float | None = _setting(None, "send_rate")
+    send_burst: int = _setting(3, "send_burst")
+    send_interval: float | None = _setting(None, "send_interval")
+    onebot_call_timeout: float = _setting(5.0, "onebot_call_timeout")
+    send_retries: int = _setting(3, "send_retries")
+    onebot_http_post: bool = _setting(False, "onebot_http_post")
+    allow_empty_token: bool = _setting(False, "allow_empty_token")
+    computer_delay: float = _setting(1.0, "computer_delay")
     paizhuo_bare_commands: str = "all"
     paizhuo_images: bool = True
     paizhuo_font: str = ""
     paizhuo_fast_dispatch: bool = True
-    send_backoff_max: float = 30.0
-    refusal_limit: int = 5
-    refusal_window: float = 30.0
-    refusal_silence: float = 60.0
-    send_throttle_conversations: int = 3
-    send_throttle_window: float = 30.0
-    send_recover_after: float = 60.0
-    command_limit: int = 10
-    command_window: float = 60.0
-    command_silence: float = 60.0
-    ai_workers: int = 1
-    ai_searches: int = 2
+    send_backoff_max: float = _setting(30.0, "send_backoff_max")
+    refusal_limit: int = _setting(5, "refusal_limit")
+    refusal_window: float = _setting(30.0, "refusal_window")
+    refusal_silence: float = _setting(60.0, "refusal_silence")
+    send_throttle_conversations: int = _setting(3, "send_throttle_conversations")
+    send_throttle_window: float = _setting(30.0, "send_throttle_window")
+    send_recover_after: float = _setting(60.0, "send_recover_after")
+    command_limit: int = _setting(10, "command_limit")
+    command_window: float = _setting(60.0, "command_window")
+    command_silence: float = _setting(60.0, "command_silence")
+    ai_workers: int = _setting(1, "ai_workers")
+    ai_searches: int = _setting(2, "ai_searches")
 
     @field_validator("deal_seed", "send_rate", "send_interval", mode="before")
     @classmethod
@@ -92,7 +120,7 @@ class Config(BaseModel):
     @classmethod
     def _positive(cls, value: float) -> float:
         if value <= 0:
-            raise ValueError("ONEBOT_CALL_TIMEOUT must be positive")
+            raise ValueError("PAIZHUO_ONEBOT_CALL_TIMEOUT must be positive")
         return value
 
 
@@ -117,3 +145,23 @@ def reset_plugin_config() -> None:
     again (for tests that change it)."""
     global _current
     _current = None
+
+
+def old_names_in(settings: dict[str, Any]) -> list[str]:
+    """The old (unprefixed) setting names among ``settings``' keys (NoneBot's config,
+    lower case), upper case and sorted, as a user writes them in ``.env``."""
+    return sorted(name.upper() for name in OLD_NAMES if name in settings)
+
+
+def warn_old_names() -> list[str]:
+    """Log one WARNING line naming the old setting names given (none: nothing is logged)
+    and return them: in NoneBot's config (``.env``, ``nonebot.init``) or the environment
+    (which NoneBot's config keeps only for its own fields; plugins read it by name)."""
+    given = set(model_dump(get_driver().config)) | {key.lower() for key in os.environ}
+    old = old_names_in(dict.fromkeys(given))
+    if old:
+        logger.warning(
+            "牌桌: 这些设置名已过时，请加上 PAIZHUO_ 前缀（两个都有时以带前缀的为准）："
+            + ", ".join(f"{name} → PAIZHUO_{name}" for name in old)
+        )
+    return old

@@ -5,7 +5,7 @@ Only authenticated OneBot events reach the game:
 * The reverse WebSocket (``/onebot/v11/ws``) checks ``ONEBOT_ACCESS_TOKEN`` (the
   adapter's own check) *before* anything else about the connection.
 * The HTTP POST route (``/onebot/v11/http``) is not served at all unless
-  ``ONEBOT_HTTP_POST=true``; then every POST must carry a valid ``X-Signature``
+  ``PAIZHUO_ONEBOT_HTTP_POST=true``; then every POST must carry a valid ``X-Signature``
   (HMAC-SHA1 of the body with ``ONEBOT_SECRET``), and the bot refuses to start without a
   secret.
 * One connection per QQ account (``X-Self-ID``): while a WebSocket for an id is open, a
@@ -24,7 +24,7 @@ Only authenticated OneBot events reach the game:
 At start-up (:func:`check_startup`, called by ``bot.py``) the bot refuses to run, with one
 Chinese line saying which setting to change, when: the WebSocket listens on a
 non-loopback ``HOST`` with an empty ``ONEBOT_ACCESS_TOKEN`` (unless
-``ALLOW_EMPTY_TOKEN=true``); ``ONEBOT_HTTP_POST=true`` without ``ONEBOT_SECRET``; another
+``PAIZHUO_ALLOW_EMPTY_TOKEN=true``); ``PAIZHUO_ONEBOT_HTTP_POST=true`` without ``ONEBOT_SECRET``; another
 process already uses the same SQLite database file; or ``PORT`` is taken. It then logs
 what the owner needs: the reverse WebSocket URL, whether a token is set, the
 SUPERUSERS, the database (password masked).
@@ -108,14 +108,14 @@ def settings_problems(settings: Settings) -> list[str]:
     problems = []
     if settings.http_post and not settings.secret:
         problems.append(
-            "ONEBOT_HTTP_POST=true 但 ONEBOT_SECRET 为空：任何人都能伪造 HTTP 上报的消息。"
-            "请设置 ONEBOT_SECRET（与 OneBot 实现里的 secret 相同），或把 ONEBOT_HTTP_POST 改为 false。"
+            "PAIZHUO_ONEBOT_HTTP_POST=true 但 ONEBOT_SECRET 为空：任何人都能伪造 HTTP 上报的消息。"
+            "请设置 ONEBOT_SECRET（与 OneBot 实现里的 secret 相同），或把 PAIZHUO_ONEBOT_HTTP_POST 改为 false。"
         )
     if not (settings.access_token or is_loopback(settings.host) or settings.allow_empty_token):
         problems.append(
             f"HOST={settings.host} 允许其他机器连接，但 ONEBOT_ACCESS_TOKEN 为空：任何人都能冒充 QQ 连上来。"
             "请设置 ONEBOT_ACCESS_TOKEN（NapCat / Lagrange 里填同一个 token），"
-            "或把 HOST 改为 127.0.0.1；确实不需要时设 ALLOW_EMPTY_TOKEN=true。"
+            "或把 HOST 改为 127.0.0.1；确实不需要时设 PAIZHUO_ALLOW_EMPTY_TOKEN=true。"
         )
     return problems
 
@@ -125,7 +125,7 @@ def mask_url(url: str) -> str:
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
-        return "<无法解析的 DATABASE_URL>"
+        return "<无法解析的 PAIZHUO_DATABASE_URL>"
 
 
 def sqlite_file(url: str) -> Path | None:
@@ -161,7 +161,7 @@ def lock_database(url: str) -> FileLock | None:
     except Timeout:
         raise StartupRefused(
             f"数据库文件 {path} 已被另一个牌桌 bot 进程使用（同一个数据库只能运行一个 bot）。"
-            "请先停止那个进程，或给这个 bot 设置另一个 DATABASE_URL。"
+            "请先停止那个进程，或给这个 bot 设置另一个 PAIZHUO_DATABASE_URL。"
         ) from None
     return lock
 
@@ -212,16 +212,16 @@ def startup_report(settings: Settings) -> list[tuple[str, str]]:
         lines.append(("INFO", f"访问令牌 ONEBOT_ACCESS_TOKEN：未设置（HOST={settings.host} 只允许本机连接）"))
     else:
         lines.append(("WARNING", f"访问令牌 ONEBOT_ACCESS_TOKEN 为空，而 HOST={settings.host} 允许其他机器连接："
-                                  "任何人都能冒充 QQ 发消息（ALLOW_EMPTY_TOKEN=true 放行了）"))
+                                  "任何人都能冒充 QQ 发消息（PAIZHUO_ALLOW_EMPTY_TOKEN=true 放行了）"))
     if settings.http_post:
         lines.append(("INFO", "HTTP POST 上报：开启（/onebot/v11/http，需 X-Signature 签名，ONEBOT_SECRET 已设置）"))
     else:
-        lines.append(("INFO", "HTTP POST 上报：关闭（只接受反向 WebSocket；要开启设 ONEBOT_HTTP_POST=true 和 ONEBOT_SECRET）"))
+        lines.append(("INFO", "HTTP POST 上报：关闭（只接受反向 WebSocket；要开启设 PAIZHUO_ONEBOT_HTTP_POST=true 和 ONEBOT_SECRET）"))
     if settings.superusers:
         lines.append(("INFO", f"超级用户 SUPERUSERS：{len(settings.superusers)} 个"))
     else:
         lines.append(("WARNING", "超级用户 SUPERUSERS 为空：只有开局人、群主和管理员能 /结束 牌局"))
-    lines.append(("INFO", f"数据库 DATABASE_URL：{mask_url(settings.database_url)}"))
+    lines.append(("INFO", f"数据库 PAIZHUO_DATABASE_URL：{mask_url(settings.database_url)}"))
     return lines
 
 

@@ -4,9 +4,9 @@ A handler collects :class:`Outgoing` items while it holds a table's lock and han
 :func:`deliver` (or queues them with :func:`submit` under the lock and waits after
 releasing it). The messages of one action are merged (one group message per group, one
 private message per user) and queued on the account's
-:class:`~plugins.paizhuo.scheduler.SendScheduler`: one queue per conversation, an
-account-wide budget (``SEND_RATE`` / ``SEND_BURST``, QQ rate limits, 风控), a timeout on
-every call (``ONEBOT_CALL_TIMEOUT``), retries and a back-off of its own for a conversation
+:class:`~plugins.paizhuo.send_queue.SendScheduler`: one queue per conversation, an
+account-wide budget (``PAIZHUO_SEND_RATE`` / ``PAIZHUO_SEND_BURST``, QQ rate limits, 风控), a timeout on
+every call (``PAIZHUO_ONEBOT_CALL_TIMEOUT``), retries and a back-off of its own for a conversation
 whose sends fail, group messages before private ones, and a player's waiting hand updates
 collapsed into the latest. A private message that cannot be delivered is reported in its
 group with how to fix it (never with its content; without a name, and only after the phase
@@ -14,9 +14,9 @@ is over, when only a hidden role got it — G-4). Long texts go as merged-forwar
 and pictures as images, each with its plain text as the fallback.
 
 Refusals (a move or answer that was not accepted) are limited per user
-(``REFUSAL_LIMIT`` in ``REFUSAL_WINDOW`` seconds, then silence for ``REFUSAL_SILENCE``
-seconds), and so is every sender's commands of any kind (``COMMAND_LIMIT`` in
-``COMMAND_WINDOW`` seconds, then ``COMMAND_SILENCE``; applied by the dispatcher), so one
+(``PAIZHUO_REFUSAL_LIMIT`` in ``PAIZHUO_REFUSAL_WINDOW`` seconds, then silence for ``PAIZHUO_REFUSAL_SILENCE``
+seconds), and so is every sender's commands of any kind (``PAIZHUO_COMMAND_LIMIT`` in
+``PAIZHUO_COMMAND_WINDOW`` seconds, then ``PAIZHUO_COMMAND_SILENCE``; applied by the dispatcher), so one
 player's junk cannot flood a group or the account's budget. Every reply, to any command,
 goes through the scheduler (as chatter: after the game's messages).
 
@@ -39,11 +39,11 @@ from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.log import LoguruHandler
 
-from plugins.paizhuo import ordering, scheduler
+from plugins.paizhuo import ordering, send_queue
 from plugins.paizhuo.config import Config, plugin_config
-from plugins.paizhuo.scheduler import SendScheduler
+from plugins.paizhuo.send_queue import SendScheduler
 
-_scheduler_log = logging.getLogger(scheduler.__name__)
+_scheduler_log = logging.getLogger(send_queue.__name__)
 _scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log
 _scheduler_log.propagate = False
 
@@ -247,8 +247,8 @@ _commands: RefusalLimiter | None = None
 
 
 def pacing(config: Config) -> tuple[float, int]:
-    """``(rate, burst)`` of the account budget from the settings: ``SEND_RATE`` and
-    ``SEND_BURST``; without ``SEND_RATE``, the older ``SEND_INTERVAL`` means one send every
+    """``(rate, burst)`` of the account budget from the settings: ``PAIZHUO_SEND_RATE`` and
+    ``PAIZHUO_SEND_BURST``; without ``PAIZHUO_SEND_RATE``, the older ``PAIZHUO_SEND_INTERVAL`` means one send every
     that many seconds (``0``: no pacing)."""
     if config.send_rate is not None:
         rate = config.send_rate if config.send_rate > 0 else float("inf")
@@ -358,8 +358,8 @@ def limiter() -> RefusalLimiter:
 
 
 def command_limiter() -> RefusalLimiter:
-    """The process-wide limit on each sender's commands of any kind (``COMMAND_LIMIT``
-    in ``COMMAND_WINDOW`` seconds, then ``COMMAND_SILENCE`` seconds ignored), moves and
+    """The process-wide limit on each sender's commands of any kind (``PAIZHUO_COMMAND_LIMIT``
+    in ``PAIZHUO_COMMAND_WINDOW`` seconds, then ``PAIZHUO_COMMAND_SILENCE`` seconds ignored), moves and
     private answers excepted (their refusals have :func:`limiter`)."""
     global _commands
     if _commands is None:
@@ -413,7 +413,7 @@ async def deliver_reply(bot: Bot, outs: list[Outgoing]) -> None:
 
 
 async def call_api(bot: Bot, api: str, **data: object) -> object:
-    """A OneBot call other than a send, cut off after ``ONEBOT_CALL_TIMEOUT`` seconds
+    """A OneBot call other than a send, cut off after ``PAIZHUO_ONEBOT_CALL_TIMEOUT`` seconds
     (raises ``TimeoutError``, or what the call raises)."""
     timeout = plugin_config().onebot_call_timeout
     return await asyncio.wait_for(bot.call_api(api, **data), timeout)

@@ -101,7 +101,7 @@ _LATER: dict[int, list[Pending]] = {}
 
 def later(table: object, pending: Pending) -> None:
     """Draw ``pending`` for ``table`` once the change's messages are queued
-    (``actions.run_locked`` takes them with :func:`take_later`)."""
+    (``actions.commit.run_locked`` takes them with :func:`take_later`)."""
     _LATER.setdefault(id(table), []).append(pending)
 
 
@@ -221,7 +221,7 @@ def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
     the group could not see while it played. The deal is the one the game's ``replay``
     (captured with its record) starts from; None without a replay (the details would
     only repeat the end message)."""
-    from plugins.paizhuo.records import deal_lines
+    from plugins.paizhuo.history_texts import deal_lines
 
     if replay is None:
         return None
@@ -241,7 +241,7 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
                  end_text: str, replay: dict | None) -> render.DetailsView | None:
     """The details picture's content: the same facts as :func:`details_text`, each
     hand as cards."""
-    from plugins.paizhuo.records import deal_lines, deal_roles, dealt_hands
+    from plugins.paizhuo.history_texts import deal_lines, deal_roles, dealt_hands
 
     if replay is None:
         return None

@@ -4,7 +4,7 @@ Between two decisions of people, the moves nobody decides — computer players (
 players in 托管, 要不起自动过, timeouts — go out together: one group post that lists every
 move in order and ends with the prompt of the person who must act now, and per player one
 private message (only the latest hand update of each). While a run waits for its pause
-(``COMPUTER_DELAY``), its messages are kept with the table (``Table.pending``, saved with
+(``PAIZHUO_COMPUTER_DELAY``), its messages are kept with the table (``Table.pending``, saved with
 every move), so a restart or a failed save loses none of them.
 
 Only the person who must act now is @-mentioned: every other @ in a run's group post

@@ -4,8 +4,8 @@ best and worst game and the last 10 games."""
 from __future__ import annotations
 
 from db.history import player_history
+from plugins.paizhuo.history_texts import history_lines, signed
 from plugins.paizhuo.names import clean_name
-from plugins.paizhuo.records import history_lines, signed
 from plugins.paizhuo.tables import REGISTRY
 
 __all__ = ["render_stats", "signed"]

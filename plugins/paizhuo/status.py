@@ -4,9 +4,10 @@ and the recent failed or timed-out sends."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 
-from plugins.paizhuo.scheduler import SendScheduler
+from plugins.paizhuo.send_queue import SendScheduler
 from plugins.paizhuo.tables import REGISTRY
 
 RECENT = 300.0
@@ -19,13 +20,22 @@ def _rate(rate: float) -> str:
     return "不限" if math.isinf(rate) else f"每秒 {rate:.3g} 条"
 
 
+def _tasks() -> int:
+    """Tasks alive in this process's event loop (timers, sends, pauses): a number that
+    must not keep growing while the bot runs."""
+    try:
+        return len(asyncio.all_tasks())
+    except RuntimeError:  # no running loop
+        return 0
+
+
 def status_text(self_id: str, sched: SendScheduler | None) -> str:
     """The state of account ``self_id`` (``sched``: its scheduler, ``None`` when it has
     sent nothing yet), one short line per topic."""
     tables = [t for t in REGISTRY.tables.values() if t.account in (self_id, None)]
     playing = sum(1 for t in tables if t.playing)
     lines = [f"【牌桌】账号 {self_id} 状态",
-             f"牌桌：{len(tables)} 桌（进行中 {playing} 桌）"]
+             f"牌桌：{len(tables)} 桌（进行中 {playing} 桌），后台任务 {_tasks()} 个"]
     if sched is None:
         lines.append("发送：还没有发过消息")
         return "\n".join(lines)

@@ -1,7 +1,7 @@
 """``/记牌`` (记牌器): a seated player privately gets the cards they have not seen yet —
 the deck less their own hand, the cards played and what their seat legitimately saw
 (``engine.ai.view.unseen_cards``; RULES.md G-4 记牌器, G-6) — in the hand's notation, with the
-count per rank. A group turns it off with the setting 记牌器 (``common.py``).
+count per rank. A group turns it off with the setting 记牌器 (``shared_settings.py``).
 
 Nothing in the reply depends on another hand: the same public moves and own knowledge
 give the same text whatever the other hands hold. Where it goes depends only on what
@@ -18,7 +18,7 @@ from nonebot.adapters.onebot.v11 import Bot
 from engine.ai.view import seen_elsewhere, unseen_cards
 from engine.cards import RANK_NAMES, rank_of
 from plugins.paizhuo import accounts
-from plugins.paizhuo.actions import reply
+from plugins.paizhuo.actions.basics import reply
 from plugins.paizhuo.messaging import Outgoing, deliver, private
 from plugins.paizhuo.tables import REGISTRY, Table
 
@@ -43,8 +43,7 @@ def tally_text(table: Table, seat: int) -> str:
                  f"各点数：{per_rank}"]
     seen = sorted(seen_elsewhere(game, seat))
     if seen:
-        what = "你扣的底" if type(game).__name__ == "WGame" else "你见过、还没出的牌"
-        lines.append(f"{what}：{adapter.cards(game, seen)}")
+        lines.append(f"{adapter.seen_label()}：{adapter.cards(game, seen)}")
     return "\n".join(lines)
 
 

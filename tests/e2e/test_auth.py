@@ -201,13 +201,13 @@ async def test_own_messages_ignored(bot: BotProcess) -> None:
 
 async def test_second_process_on_the_same_database_refused(bot: BotProcess, tmp_path: Path) -> None:
     """Another bot on the database file the running bot uses exits at once (status 1)
-    with one line naming the file and DATABASE_URL."""
+    with one line naming the file and PAIZHUO_DATABASE_URL."""
     assert bot.database_url is not None
     code, output = _run_to_exit(tmp_path, "second", access_token=TOKEN,
                                 database_url=bot.database_url)
     assert code == 1, output[-3000:]
     line = _refusal(output)
-    assert "已被另一个牌桌 bot 进程使用" in line and "DATABASE_URL" in line
+    assert "已被另一个牌桌 bot 进程使用" in line and "PAIZHUO_DATABASE_URL" in line
     assert bot.database_url.rsplit("/", 1)[-1] in line
     assert bot.running
 
@@ -219,7 +219,7 @@ async def test_startup_log_tells_the_owner_what_to_do(bot: BotProcess) -> None:
     assert f"ws://127.0.0.1:{bot.port}/onebot/v11/ws" in log
     assert "ONEBOT_ACCESS_TOKEN：已设置" in log and TOKEN not in log
     assert "SUPERUSERS：1 个" in log
-    assert f"DATABASE_URL：{bot.database_url}" in log
+    assert f"PAIZHUO_DATABASE_URL：{bot.database_url}" in log
     assert "HTTP POST 上报：关闭" in log
     assert "0 table(s) resumed" in log
 
@@ -229,11 +229,11 @@ async def test_startup_log_tells_the_owner_what_to_do(bot: BotProcess) -> None:
 
 @pytest.fixture(scope="module")
 async def http_bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[BotProcess]:
-    """The real bot with ``ONEBOT_HTTP_POST=true`` and ``ONEBOT_SECRET``."""
+    """The real bot with ``PAIZHUO_ONEBOT_HTTP_POST=true`` and ``ONEBOT_SECRET``."""
     tmp = tmp_path_factory.mktemp("auth_http")
     proc = BotProcess(tmp / "bot.log", access_token=TOKEN, superusers=[OWNER],
                       database_url=f"sqlite+aiosqlite:///{tmp}/bot.db",
-                      env={"ONEBOT_HTTP_POST": "true", "ONEBOT_SECRET": SECRET})
+                      env={"PAIZHUO_ONEBOT_HTTP_POST": "true", "ONEBOT_SECRET": SECRET})
     async with proc:
         yield proc
 
@@ -294,16 +294,16 @@ def test_public_host_without_token_refused(tmp_path: Path) -> None:
     code, output = _run_to_exit(tmp_path, "public", env={"HOST": "0.0.0.0"})
     assert code == 1, output[-3000:]
     line = _refusal(output)
-    assert "ONEBOT_ACCESS_TOKEN" in line and "HOST" in line and "ALLOW_EMPTY_TOKEN" in line
+    assert "ONEBOT_ACCESS_TOKEN" in line and "HOST" in line and "PAIZHUO_ALLOW_EMPTY_TOKEN" in line
 
 
 def test_http_post_without_secret_refused(tmp_path: Path) -> None:
-    """``ONEBOT_HTTP_POST=true`` without ``ONEBOT_SECRET`` exits with status 1."""
+    """``PAIZHUO_ONEBOT_HTTP_POST=true`` without ``ONEBOT_SECRET`` exits with status 1."""
     code, output = _run_to_exit(tmp_path, "nosecret", access_token=TOKEN,
-                                env={"ONEBOT_HTTP_POST": "true", "ONEBOT_SECRET": ""})
+                                env={"PAIZHUO_ONEBOT_HTTP_POST": "true", "ONEBOT_SECRET": ""})
     assert code == 1, output[-3000:]
     line = _refusal(output)
-    assert "ONEBOT_SECRET" in line and "ONEBOT_HTTP_POST" in line
+    assert "ONEBOT_SECRET" in line and "PAIZHUO_ONEBOT_HTTP_POST" in line
 
 
 def test_busy_port_gives_one_chinese_line(tmp_path: Path) -> None:
@@ -319,11 +319,11 @@ def test_busy_port_gives_one_chinese_line(tmp_path: Path) -> None:
 
 
 async def test_public_host_allowed_explicitly_warns(tmp_path: Path) -> None:
-    """``ALLOW_EMPTY_TOKEN=true`` lets the bot start on a non-loopback HOST with no token;
+    """``PAIZHUO_ALLOW_EMPTY_TOKEN=true`` lets the bot start on a non-loopback HOST with no token;
     the log warns about it and about the empty SUPERUSERS, shows the URL to fill in, and
     after a restart counts the table it resumed when the account connects again."""
     proc = BotProcess(tmp_path / "bot.log", database_url=f"sqlite+aiosqlite:///{tmp_path}/bot.db",
-                      env={"HOST": "0.0.0.0", "ALLOW_EMPTY_TOKEN": "true"})
+                      env={"HOST": "0.0.0.0", "PAIZHUO_ALLOW_EMPTY_TOKEN": "true"})
     async with proc:
         sim = _sim()
         await sim.connect(proc.url)

@@ -31,7 +31,7 @@ def world() -> tuple[OneBotSim, SimPlayer]:
 def bot_process(tmp_path: Path, seed: int, delay: str = "0.05") -> BotProcess:
     db = tmp_path / "bot.db"
     return BotProcess(tmp_path / "bot.log", access_token=TOKEN, superusers=[ADMIN],
-                      env={"DEAL_SEED": str(seed), "COMPUTER_DELAY": delay},
+                      env={"PAIZHUO_DEAL_SEED": str(seed), "PAIZHUO_COMPUTER_DELAY": delay},
                       database_url=f"sqlite+aiosqlite:///{db}")
 
 
@@ -126,7 +126,7 @@ async def test_restart_during_a_computer_players_pause(tmp_path: Path) -> None:
         with sqlite3.connect(tmp_path / "bot.db") as conn:
             state = conn.execute("select state from live_tables").fetchone()[0]
         assert '"computer_at":"' in state.replace(" ", "")
-        bot.extra_env["COMPUTER_DELAY"] = "0.05"  # the saved pause still runs out first
+        bot.extra_env["PAIZHUO_COMPUTER_DELAY"] = "0.05"  # the saved pause still runs out first
         await bot.start()
         sim2, human2 = world()
         attach(sim2, [human2])

@@ -196,7 +196,7 @@ async def declare_burst(sim: OneBotSim, db: Path, table: Table, rng: random.Rand
 async def test_bursts_of_simultaneous_commands(tmp_path: Path) -> None:
     rng = random.Random(20240605)
     db = tmp_path / "bot.db"
-    bot = BotProcess(tmp_path / "bot.log", access_token=TOKEN, env={"DEAL_SEED": "7"},
+    bot = BotProcess(tmp_path / "bot.log", access_token=TOKEN, env={"PAIZHUO_DEAL_SEED": "7"},
                      database_url=f"sqlite+aiosqlite:///{db}")
     sim = OneBotSim(self_id=10001)
     a = Table(GROUP_A, [SimPlayer(2001 + i, n, declare=d)

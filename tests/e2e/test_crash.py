@@ -1,7 +1,7 @@
 """Crash safety over the real bot ("never hang, never lose", item 6): ``kill -9`` at
 scripted points of whole sessions, restart on the same port and database, check, go on.
 
-The sessions (``tools/kill_soak.py``'s :class:`Session`, fixed seeds and ``DEAL_SEED`` so
+The sessions (``tools/kill_soak.py``'s :class:`Session`, fixed seeds and ``PAIZHUO_DEAL_SEED`` so
 CI repeats them) kill the bot right after sending a command without waiting (the kill
 lands while it is processed), from inside the simulator as the bot sends its n-th reply,
 or once everything settled — during play, at a game's last move, between games (during

@@ -164,7 +164,7 @@ async def test_consecutive_games_with_tribute_and_declaring(tmp_path: Path, size
     """Z-8/Z-9/Z-10 over the chat: three games at one table (/继续), tribute after every
     decided game, spies declaring 明 / 明牌 / 暗, points zero-sum, each game recorded."""
     db = tmp_path / "bot.db"
-    async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env={"DEAL_SEED": str(seed)},
+    async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env={"PAIZHUO_DEAL_SEED": str(seed)},
                           database_url=f"sqlite+aiosqlite:///{db}") as bot:
         sim, players = world(size, ["明", "暗", "明牌", "暗"][:size])
         await sim.connect(bot.url, TOKEN)

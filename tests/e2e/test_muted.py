@@ -19,15 +19,15 @@ from tools.players import SimPlayer, continue_table, play_table
 TOKEN = "e2e-muted"
 GROUP_X, GROUP_M, GROUP_H = 61001, 61002, 61003
 BYSTANDER_X, BYSTANDER_M, MEMBER_H = 3901, 3902, 3903
-DEAL_SEED = 36
+PAIZHUO_DEAL_SEED = 36
 """The deal is seeded: the same hands, moves and refusals every run (this one deals 乙 two
 fours, which 抓特务 cannot play as bombs)."""
 
 
 async def test_muted_and_hanging_groups_do_not_hold_up_another_table(tmp_path: Path) -> None:
     # Hung calls must stay hung for the whole test (a late timeout would only help old code).
-    env = {"ONEBOT_CALL_TIMEOUT": "300", "SEND_RETRIES": "3", "REFUSAL_LIMIT": "5",
-           "DEAL_SEED": str(DEAL_SEED)}
+    env = {"PAIZHUO_ONEBOT_CALL_TIMEOUT": "300", "PAIZHUO_SEND_RETRIES": "3", "PAIZHUO_REFUSAL_LIMIT": "5",
+           "PAIZHUO_DEAL_SEED": str(PAIZHUO_DEAL_SEED)}
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env,
                           database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
         sim = OneBotSim(self_id=10001)
@@ -66,7 +66,7 @@ async def test_muted_and_hanging_groups_do_not_hold_up_another_table(tmp_path: P
             assert [h[1] for h in sim.hung] == [GROUP_H]
             assert sim.hung[0][2] < end.time
 
-            # M: four messages, each failing. The first one tried is tried SEND_RETRIES
+            # M: four messages, each failing. The first one tried is tried PAIZHUO_SEND_RETRIES
             # times; after that the group counts as down: each later message gets one try
             # at most (a failed try gives up what waits there), not three.
             tries_m = [s for s in sim.sent if s.target == GROUP_M]

@@ -25,7 +25,7 @@ def world() -> OneBotSim:
 
 def bot_process(tmp_path: Path) -> BotProcess:
     return BotProcess(tmp_path / "bot.log", access_token=TOKEN,
-                      env={"DEAL_SEED": "3", "COMPUTER_DELAY": "0.5"},
+                      env={"PAIZHUO_DEAL_SEED": "3", "PAIZHUO_COMPUTER_DELAY": "0.5"},
                       database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}")
 
 

@@ -126,7 +126,7 @@ async def connect_when_free(sim: OneBotSim, bot: BotProcess, tries: int = 50) ->
 def last_prompt(sim: OneBotSim, group_id: int) -> int:
     """Index in ``sim.sent`` of the last turn prompt (轮到) posted in the group."""
     return max(i for i, s in enumerate(sim.sent)
-               if s.kind == "group" and s.target == group_id and "轮到" in s.text)
+               if s.kind == "group" and s.target == group_id and "轮到 @" in s.text)
 
 
 async def saved_moves(store: Store, group_id: int) -> list:

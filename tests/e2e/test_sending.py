@@ -27,7 +27,7 @@ FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
 @pytest.mark.parametrize("pictures", [False, True], ids=["forward", "pictures"])
 async def test_hung_media_become_text_and_the_game_goes_on(tmp_path: Path, pictures: bool) -> None:
-    env = {"ONEBOT_CALL_TIMEOUT": "2", "SEND_RETRIES": "3", "PAIZHUO_IMAGES": "false"}
+    env = {"PAIZHUO_ONEBOT_CALL_TIMEOUT": "2", "PAIZHUO_SEND_RETRIES": "3", "PAIZHUO_IMAGES": "false"}
     if pictures:
         if not FONT.is_file():
             pytest.skip("no font file to draw pictures with")
@@ -71,7 +71,7 @@ async def test_hung_media_become_text_and_the_game_goes_on(tmp_path: Path, pictu
 
 
 async def test_sends_failing_in_several_groups_slow_the_account_down(tmp_path: Path) -> None:
-    env = {"SEND_RETRIES": "1", "SEND_RATE": "50", "SEND_BURST": "5"}
+    env = {"PAIZHUO_SEND_RETRIES": "1", "PAIZHUO_SEND_RATE": "50", "PAIZHUO_SEND_BURST": "5"}
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, env=env, superusers=[OWNER],
                           database_url=f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}") as bot:
         sim = OneBotSim(self_id=10001)

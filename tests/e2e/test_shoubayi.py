@@ -22,7 +22,7 @@ NAMES = "甲乙丙丁戊己"
 async def test_whole_shoubayi_game(tmp_path: Path, size: int, open_ended: bool) -> None:
     db = tmp_path / "bot.db"
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, superusers=[ADMIN],
-                          env={"DEAL_SEED": str(size)}, database_url=f"sqlite+aiosqlite:///{db}") as bot:
+                          env={"PAIZHUO_DEAL_SEED": str(size)}, database_url=f"sqlite+aiosqlite:///{db}") as bot:
         sim = OneBotSim(self_id=10001)
         players = [SimPlayer(5001 + i, NAMES[i]) for i in range(size)]
         for p in players:

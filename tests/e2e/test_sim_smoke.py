@@ -265,7 +265,7 @@ async def test_kill_drops_connection_and_restart(tmp_path: Path) -> None:
 def test_a_simulated_player_spends_no_refusal_twice() -> None:
     """A four of a kind the bot refused against a single (抓特务 has no bombs) is not tried
     again, and no command is tried twice for one prompt: a refusal limit
-    (``REFUSAL_LIMIT``) must not silence a simulated player into waiting forever."""
+    (``PAIZHUO_REFUSAL_LIMIT``) must not silence a simulated player into waiting forever."""
     from tools.players import RANKS, SimPlayer
 
     player = SimPlayer(1, "乙", hand=sorted([RANKS.index("6")] * 4 + [RANKS.index("9")] * 4

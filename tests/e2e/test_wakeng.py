@@ -21,7 +21,7 @@ ADMIN = 9
 async def test_whole_wakeng_game(tmp_path: Path, ruleset: str, seed: int) -> None:
     db = tmp_path / "bot.db"
     async with BotProcess(tmp_path / "bot.log", access_token=TOKEN, superusers=[ADMIN],
-                          env={"DEAL_SEED": str(seed)}, database_url=f"sqlite+aiosqlite:///{db}") as bot:
+                          env={"PAIZHUO_DEAL_SEED": str(seed)}, database_url=f"sqlite+aiosqlite:///{db}") as bot:
         sim = OneBotSim(self_id=10001)
         players = [SimPlayer(4001 + i, name) for i, name in enumerate("甲乙丙")]
         for p in players:

@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
+from engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from engine.ai.search import search_decide
+from engine.ai.simple import Action
 from engine.ai.strategy import PlanStrategy, decide, suggestions
 from engine.ai.view import view_of
 from engine.cards import BIG_JOKER, SMALL_JOKER
-from engine.computer import SCORE_RANKS, choose_bid, choose_bury
 from engine.moves import legal_plays
 from engine.shoubayi.game import SGame
 from engine.shoubayi.rules import SRules
-from engine.strategy import Action
 from engine.wakeng.game import WGame
 from engine.wakeng.rules import WRules
 from engine.zhuatewu.game import SPY, ZGame

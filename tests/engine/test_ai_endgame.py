@@ -7,13 +7,13 @@ from support import cards
 
 from engine.ai.endgame import starts_sure_line, sure_line
 from engine.ai.plan import plan_hand, shape_of
+from engine.ai.simple import Action
 from engine.ai.strategy import decide
 from engine.ai.view import View
 from engine.movegen import pack_cards, unpack
 from engine.moves import legal_leads
 from engine.readings import Reading
 from engine.shoubayi.rules import SRules
-from engine.strategy import Action
 from engine.wakeng.rules import WRules
 from engine.zhuatewu.rules import ZRules
 

@@ -11,11 +11,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.ai.simple import Action
 from engine.ai.strategy import PlanStrategy
 from engine.ai.view import deck_of, played_cards, seen_elsewhere, unseen_cards
 from engine.shoubayi.game import SGame
 from engine.shoubayi.rules import SRules
-from engine.strategy import Action
 from engine.wakeng.game import WGame
 from engine.wakeng.rules import WRules
 from engine.zhuatewu.game import SPY, ZGame

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
+from engine.ai.simple import LowestStrategy
 from engine.cards import DECK_52, HEART, card, rank_of
 from engine.errors import MoveError
 from engine.readings import Reading
-from engine.strategy import LowestStrategy
 from engine.wakeng.game import DIGGER, FARMER, WGame
 from engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
 

@@ -14,14 +14,14 @@ DB_DIR = Path(tempfile.mkdtemp(prefix="paizhuo-nonebug-"))
 
 
 INIT = {
-    "database_url": f"sqlite+aiosqlite:///{DB_DIR / 'test.db'}",
+    "paizhuo_database_url": f"sqlite+aiosqlite:///{DB_DIR / 'test.db'}",
     "superusers": {"9999"},
     "command_start": {"/"},
     "driver": "~fastapi",
     "log_level": "WARNING",
-    "send_interval": 0,
-    "send_retries": 1,
-    "command_limit": 0,  # a test of the per-sender limit sets its own
+    "paizhuo_send_interval": 0,
+    "paizhuo_send_retries": 1,
+    "paizhuo_command_limit": 0,  # a test of the per-sender limit sets its own
     "paizhuo_images": False,  # texts, whatever fonts this machine has (tests turn it on)
     "paizhuo_font": "",
     "paizhuo_bare_commands": "all",
@@ -50,7 +50,7 @@ async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
     from plugins.paizhuo import accounts, ordering
-    from plugins.paizhuo.actions import cancel_timers
+    from plugins.paizhuo.actions.deadlines import cancel_timers
     from plugins.paizhuo.config import reset_plugin_config
     from plugins.paizhuo.messaging import reset_refusals, stop_queues
     from plugins.paizhuo.tables import REGISTRY

@@ -12,7 +12,7 @@ from nonebot import on_command, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, PrivateMessageEvent
 from nonebug import App
 
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import announce, deadlines
 from plugins.paizhuo.tables import REGISTRY, Table, now_utc
 
 LOW, HIGH = "10001", "10002"
@@ -81,8 +81,8 @@ async def test_the_tables_account_answers_and_runs_its_timers(app: App) -> None:
         expect_group_via(ctx, high_adapter, "［超时］")
         ctx.should_call_api("send_private_msg", {"user_id": B, "message": Has("手牌（3 张）")},
                             {"message_id": next(_ids)}, adapter=high_adapter)
-        actions.schedule(table)
-        await actions._timers[table.group_id]
+        deadlines.schedule(table)
+        await deadlines._timers[table.group_id]
     assert len(table.engine.log) == 2
     assert (await REGISTRY.require_store().live_owners([str(GROUP)])) == {str(GROUP): HIGH}
 
@@ -93,8 +93,8 @@ async def test_the_tables_account_away_its_timer_waits(app: App) -> None:
     async with app.test_matcher() as ctx:
         low = ctx.create_bot(base=Bot, adapter=ctx.create_adapter(), self_id=LOW)
         table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
-        actions.schedule(table)
-        await actions._timers[table.group_id]  # no API call: nobody speaks for it
+        deadlines.schedule(table)
+        await deadlines._timers[table.group_id]  # no API call: nobody speaks for it
         ctx.receive_event(low, to(LOW, gmsg(A, Message("出 3"))))
     assert table.engine.to_json() == before and table.account == HIGH
 
@@ -116,12 +116,12 @@ async def test_a_table_saved_without_account_goes_to_the_account_in_its_group(
     """Upgrading from the one-account version: the saved table has no account; of the
     two accounts, the one whose group list has the group takes it over when it connects,
     the other does not."""
-    connect = actions.bot_connected  # the test connects each bot itself and waits for it
+    connect = announce.bot_connected  # the test connects each bot itself and waits for it
 
     async def connected_by_hand(bot) -> None:
         return None
 
-    monkeypatch.setattr(actions, "bot_connected", connected_by_hand)
+    monkeypatch.setattr(announce, "bot_connected", connected_by_hand)
     table = await seat_table(HANDS3, leader=2, account=HIGH)
     old = {k: v for k, v in table.to_json().items() if k != "account"}
     store = REGISTRY.require_store()

@@ -9,8 +9,9 @@ from chat_support import A, B, C, expect_group, expect_private, gmsg, make_bot, 
 from nonebug import App
 from support import cards
 
-from engine.strategy import PASS
-from plugins.paizhuo import actions, ai_turn
+from engine.ai.simple import PASS
+from plugins.paizhuo import ai_turn
+from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.tables import Table, now_utc
 
 HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K")]
@@ -18,8 +19,8 @@ HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K"
 
 async def fire(table: Table) -> None:
     table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
-    actions.schedule(table)
-    await actions._timers[table.group_id]
+    deadlines.schedule(table)
+    await deadlines._timers[table.group_id]
 
 
 class FakePool:

@@ -12,11 +12,11 @@ import pytest
 from ai_pool_support import hang, quick
 
 from engine.ai.levels import NORMAL
+from engine.ai.simple import Action
 from engine.ai.strategy import decide
 from engine.ai.view import view_of
 from engine.shoubayi.game import SGame
 from engine.shoubayi.rules import SRules
-from engine.strategy import Action
 from plugins.ai_worker import SearchPool
 from plugins.paizhuo import ai_turn
 from plugins.paizhuo.ai_turn import Choice, LeveledStrategy

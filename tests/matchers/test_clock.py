@@ -26,7 +26,8 @@ from nonebot.adapters.onebot.v11 import Message
 from nonebug import App
 from support import cards
 
-from plugins.paizhuo import accounts, actions, tables
+from plugins.paizhuo import accounts, tables
+from plugins.paizhuo.actions import announce, deadlines
 from plugins.paizhuo.tables import REGISTRY, timer_now
 
 HANDS = [cards("3 4 77 9"), cards("A 5 8 Q"), cards("66 10 K")]
@@ -98,7 +99,7 @@ async def test_a_stepped_wall_clock_neither_freezes_nor_skips_the_turn_timer(
     table = await seat_table(HANDS, leader=0)
     table.rearm()
     await REGISTRY.save(table)
-    actions.schedule(table)
+    deadlines.schedule(table)
     clock.step(step)
     async with app.test_matcher() as ctx:
         make_bot(ctx)
@@ -141,7 +142,7 @@ async def test_a_restart_with_an_expired_deadline_posts_once(app: App, monkeypat
     REGISTRY.reset()  # a restart: only the database is left
     bot, sent = await recording_bot(monkeypatch)
     monkeypatch.setattr(accounts, "connected", lambda: {bot.self_id: bot})
-    await actions.bot_connected(bot)
+    await announce.bot_connected(bot)
     for _ in range(500):  # until the timer's post went out
         if any("超时" in t for t in sent.texts()):
             break

@@ -101,7 +101,7 @@ async def test_open_seats_the_opener_and_saves(app: App) -> None:
 
 # ---- /加入 /退出 and the start --------------------------------------------------------------
 async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 12345)
+    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 12345)
     expected = ZGame.deal(3, ZRules(), 12345)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -444,6 +444,18 @@ async def test_group_commands_in_private_chat_are_explained(app: App) -> None:
         expect_private(ctx, A, "出牌、过和叫分请在群里发送")
 
 
+async def test_every_alias_of_a_group_command_is_explained_privately(app: App) -> None:
+    """The words a command declares (its aliases too) are the ones explained in private
+    chat: ``/排名`` is ``/排行``, ``/复盘`` is ``/对局``; ``/记牌器`` works privately."""
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        for text in ("/排名", "/复盘", "/对局记录", "/下一局"):
+            ctx.receive_event(bot, pmsg(A, text))
+            expect_private(ctx, A, "这个命令请在群里发送")
+        ctx.receive_event(bot, pmsg(A, "/记牌器"))
+        expect_private(ctx, A, "没有进行中的牌局")
+
+
 async def test_stats_by_qq_number(app: App) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -455,7 +467,7 @@ async def test_stats_by_qq_number(app: App) -> None:
 
 
 async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> None:
-    from plugins.paizhuo import actions
+    from plugins.paizhuo.actions import announce
 
     await seat_table(HANDS3, leader=2)
     REGISTRY.reset()
@@ -463,5 +475,5 @@ async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> Non
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         expect_group(ctx, "机器人已重启，牌局继续", "轮到", at=C)
-        await actions.announce_resumed(bot)
+        await announce.announce_resumed(bot)
     assert REGISTRY.resumed == set()

@@ -22,7 +22,7 @@ from nonebug import App
 from support import cards
 
 from engine.zhuatewu.game import ZGame
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
@@ -94,8 +94,8 @@ async def test_computer_moves_when_its_pause_runs_out(app: App, monkeypatch) -> 
         make_bot(ctx)
         expect_group(ctx, "电脑1 出 ♠7（单张）\n电脑2 出 ", "（单张）", at=A, without=("轮到 电脑2",))
         table.computer_at = now_utc() - timedelta(seconds=1)
-        actions.schedule(table)
-        await actions._timers[table.group_id]
+        deadlines.schedule(table)
+        await deadlines._timers[table.group_id]
     assert table.engine.turn == 0 and table.computer_at is None and table.deadline is not None
     saved = await REGISTRY.store.load_live()
     assert saved[str(GROUP)][1]["engine"]["log"] == table.engine.to_json()["log"]

@@ -62,7 +62,8 @@ from engine.errors import MoveError
 from engine.readings import trailing_type_word
 from engine.zhuatewu.game import CIVILIAN, SPY, ZGame
 from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import actions, messaging
+from plugins.paizhuo import messaging
+from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.games.climbing import is_card_text
@@ -162,7 +163,7 @@ async def world(nonebug_init: None, monkeypatch: pytest.MonkeyPatch):
     rec = Recorder()
     monkeypatch.setattr(adapter, "_call_api", rec)
     # Deals made by /加入 and /继续 must repeat when hypothesis replays an example.
-    monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 4242)
+    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 4242)
     # No timer may fire in the middle of an example (托管 moves after 1.5 s).
     monkeypatch.setattr("plugins.paizhuo.tables.AUTO_DELAY", 3600)
     sink = logger.add(_log_sink, level="WARNING", format="{message}")
@@ -172,14 +173,14 @@ async def world(nonebug_init: None, monkeypatch: pytest.MonkeyPatch):
     finally:
         _CAPTURE.update(active=False, errors=[])
         logger.remove(sink)
-        actions.cancel_timers()
+        deadlines.cancel_timers()
 
 
 async def reset_world() -> None:
     """What the autouse ``clean_state`` fixture does, for every hypothesis example."""
     from sqlalchemy import text
 
-    actions.cancel_timers()
+    deadlines.cancel_timers()
     REGISTRY.reset()
     async with REGISTRY.require_store().engine.begin() as conn:
         for table in ("player_records", "game_records", "live_tables", "group_settings"):
@@ -848,7 +849,7 @@ async def run_example(w: World, tables: TableSpec, specs: list[EventSpec]) -> No
                 event = group_event(user, msg, group=group, role=spec.role, card=spec.card)
             await send_event(w, event, report)
     finally:
-        actions.cancel_timers()
+        deadlines.cancel_timers()
 
 
 SCALE = max(1, int(os.environ.get("FUZZ_SCALE", "1")))

@@ -26,6 +26,7 @@ from plugins.paizhuo import render
 from plugins.paizhuo.config import reset_plugin_config
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
+from plugins.paizhuo.history_texts import dealt_hands
 from plugins.paizhuo.pictures import (
     DRAWING_THREAD,
     details_text,
@@ -33,7 +34,6 @@ from plugins.paizhuo.pictures import (
     table_view,
     trick_moves,
 )
-from plugins.paizhuo.records import dealt_hands
 from plugins.paizhuo.replay import capture
 from plugins.paizhuo.tables import REGISTRY
 
@@ -420,10 +420,10 @@ async def test_texts_are_queued_before_their_picture_is_drawn(app: App, pictures
                                                               monkeypatch) -> None:
     """The announcement does not wait for the table picture: the change's texts are
     queued, then the picture is drawn and queued after them (under the table's lock)."""
-    from plugins.paizhuo import actions
+    from plugins.paizhuo.actions import commit
 
     events: list[tuple] = []
-    real_submit, real_draw = actions.submit, render.draw_table
+    real_submit, real_draw = commit.submit, render.draw_table
 
     def submit(bot, outs):
         events.append(("queued", [out.image is not None for out in outs]))
@@ -433,7 +433,7 @@ async def test_texts_are_queued_before_their_picture_is_drawn(app: App, pictures
         events.append(("drawn",))
         return real_draw(view)
 
-    monkeypatch.setattr(actions, "submit", submit)
+    monkeypatch.setattr(commit, "submit", submit)
     monkeypatch.setattr(render, "draw_table", draw_table)
     table, _ = dealt_table("手把一", 4, 1)
     table.settings = GAMES["手把一"].schema.clean({"picture_table": True})

@@ -15,7 +15,8 @@ from support import cards
 
 from engine.zhuatewu.game import ZGame
 from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import accounts, actions
+from plugins.paizhuo import accounts
+from plugins.paizhuo.actions import commit, deadlines
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.messaging import Outgoing, plain
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
@@ -61,8 +62,8 @@ async def run_timers(table: Table) -> None:
             table.deadline = now_utc() - timedelta(seconds=1)
         else:
             return
-        actions.schedule(table)
-        await actions._timers[table.group_id]
+        deadlines.schedule(table)
+        await deadlines._timers[table.group_id]
     raise AssertionError("the automatic moves never stopped")
 
 
@@ -169,7 +170,7 @@ async def test_a_whole_game_with_three_computers_posts_once_per_decision(app: Ap
     # The last decision's run: one post per RUN_LIMIT + 1 automatic moves when the person
     # went out early, the last with the end message, then the details.
     automatic = len(table.engine.log) - logged_before - 1
-    assert per_decision[-1] == -(-automatic // (actions.RUN_LIMIT + 1)) + 1 if automatic else 2
+    assert per_decision[-1] == -(-automatic // (commit.RUN_LIMIT + 1)) + 1 if automatic else 2
     assert "本局结束" in posts[-2].extract_plain_text()
     shown = [(name, kind.strip()) for post in posts[:-1]
              for name, kind in MOVE_LINE.findall(post.extract_plain_text())]
@@ -189,7 +190,7 @@ async def test_held_moves_survive_a_restart(app: App, monkeypatch) -> None:
     bot, sent = await quiet_bot(monkeypatch)
     await bot.handle_event(gmsg(A, "出 9"))
     assert group_posts(sent) == []
-    actions.cancel_timers()
+    deadlines.cancel_timers()
     REGISTRY.reset()
     (restored,) = await REGISTRY.restore("10001")
     assert restored.pending and restored.computer_at is not None
@@ -217,8 +218,8 @@ async def test_one_table_picture_per_post(app: App, monkeypatch) -> None:
         drawn.append(adapter.table(game, seats).extract_plain_text())
         return Drawn(group_id, drawn[-1])
 
-    monkeypatch.setattr(actions, "pictures_on", lambda: True)
-    monkeypatch.setattr(actions, "table_picture", table_picture)
+    monkeypatch.setattr(commit, "pictures_on", lambda: True)
+    monkeypatch.setattr(commit, "table_picture", table_picture)
     hands = [cards("3 3 9 K"), cards("4 4 5 6"), cards("7 8 10 J"), cards("5 6 Q A")]
     table = computer_table(hands, leader=0)
     table.settings = {"picture_table": True}

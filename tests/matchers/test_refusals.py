@@ -21,7 +21,8 @@ from engine.wakeng.game import WGame
 from engine.wakeng.rules import WRules
 from engine.zhuatewu.game import ZGame
 from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.actions import move_refusal, reply
+from plugins.paizhuo.actions.basics import reply
+from plugins.paizhuo.actions.turns import move_refusal
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.messaging import private, refusal

@@ -23,10 +23,11 @@ from chat_support import (
 from clock_support import FakeClock
 from nonebug import App
 
-from plugins.paizhuo import actions, messaging
+from plugins.paizhuo import messaging
+from plugins.paizhuo.actions import commit
 from plugins.paizhuo.games.base import Say
 from plugins.paizhuo.messaging import RefusalLimiter
-from plugins.paizhuo.scheduler import SendScheduler
+from plugins.paizhuo.send_queue import SendScheduler
 
 COMMANDS = ["/帮助 抓特务", "/帮助 象棋", "/设置", "/战绩 乙", "/加入 我", "/退出 了", "/继续 吧",
             "/托管 我", "/手牌 给我", "/开始 吧", "/结束 吧", "/帮助 挖坑"]
@@ -109,7 +110,7 @@ async def test_moves_are_not_held_back_by_the_command_limit(app: App, monkeypatc
 
 async def test_the_private_messages_of_the_seat_to_act_are_urgent() -> None:
     table = await seat_table(HANDS3, leader=1)
-    outs = actions.says_to_outs(table, [Say("轮到你了", None), Say("你的手牌：…", 1),
+    outs = commit.says_to_outs(table, [Say("轮到你了", None), Say("你的手牌：…", 1),
                                         Say("你的手牌：…", 2)])
     assert [(o.kind, o.target, o.urgent) for o in outs] == [
         ("group", str(table.group_id), False), ("private", str(B), True),

@@ -18,7 +18,8 @@ from chat_support import (
 )
 from nonebug import App
 
-from plugins.paizhuo import actions, messaging, tables
+from plugins.paizhuo import messaging, tables
+from plugins.paizhuo.actions import commit
 from plugins.paizhuo.games.base import Say
 from plugins.paizhuo.messaging import RefusalLimiter
 from plugins.paizhuo.tables import REGISTRY, now_utc
@@ -136,9 +137,9 @@ async def test_refusals_are_limited_per_user(app: App, monkeypatch) -> None:
 async def test_only_a_plain_hand_update_may_be_superseded(app: App) -> None:
     table = await seat_table(HANDS3, leader=0)
     says = table.adapter.act(table.engine, table.seats, 0, "play", "3")
-    privates = [o for o in actions.says_to_outs(table, says) if o.kind == "private"]
+    privates = [o for o in commit.says_to_outs(table, says) if o.kind == "private"]
     assert [(o.target, o.coalesce) for o in privates] == [(str(A), "hand")]
-    question = actions.says_to_outs(table, [Say("【抓特务】请选择，私聊回复 明 / 暗", 1)])
+    question = commit.says_to_outs(table, [Say("【抓特务】请选择，私聊回复 明 / 暗", 1)])
     assert question[0].coalesce is None
     merged = messaging.merge([*privates, messaging.private(str(A), "你已还给 乙：5")])
     assert merged[0].coalesce is None  # a hand with something else in it is kept

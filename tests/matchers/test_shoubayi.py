@@ -39,7 +39,7 @@ async def sby_table(game: SGame) -> Table:
 
 
 async def test_open_ended_table_starts_on_kaishi(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 77)
+    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 77)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局 手把一"))

@@ -50,7 +50,7 @@ from engine.wakeng.game import WGame
 from engine.wakeng.rules import WRules
 from engine.zhuatewu.game import ZGame
 from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import announce, commit, deadlines, turns
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
@@ -163,8 +163,8 @@ async def fire(table: Table, *, remind: bool = False) -> None:
         table.remind_at, table.deadline = None, past
     if getattr(table, "retry_at", None) is not None:
         table.retry_at = None  # the backoff after an earlier failure has passed
-    actions.schedule(table)
-    await actions._timers[table.group_id]
+    deadlines.schedule(table)
+    await deadlines._timers[table.group_id]
 
 
 async def fails_on_timer(app: App, faults: Faults, monkeypatch, table: Table, *,
@@ -178,7 +178,7 @@ async def fails_on_timer(app: App, faults: Faults, monkeypatch, table: Table, *,
     await faults.heal()
     await assert_memory_is_saved()
     assert table.retry_at is not None and table.retry_at > now_utc()
-    retry = actions._timers.get(table.group_id)
+    retry = deadlines._timers.get(table.group_id)
     assert retry is not None and not retry.done()
 
 
@@ -345,7 +345,7 @@ async def test_last_move_and_the_game_record(app: App, faults: Faults) -> None:
 
 
 async def test_continue_that_deals(app: App, faults: Faults, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.secrets.randbits", lambda _n: 4242)
+    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 4242)
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -596,7 +596,7 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
     table.deadline = now_utc() - timedelta(seconds=1)
     await REGISTRY.save(table)
     async with app.test_matcher():
-        await actions.run_locked(None, table, lambda: actions._on_time(table))
+        await commit.run_locked(None, table, lambda: turns._on_time(table))
     assert table.status == FINISHED
     [pending] = await REGISTRY.require_store().pending_announcements()
     assert pending.group_id == str(GROUP)
@@ -604,15 +604,15 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
     async def connected_by_hand(bot) -> None:  # the test connects the bot itself, below
         return None
 
-    monkeypatch.setattr(actions, "bot_connected", connected_by_hand)
+    monkeypatch.setattr(announce, "bot_connected", connected_by_hand)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         expect_group(ctx, "这局已结束", "本局结束", "/继续", "本群第 1 局，/对局 1 查看复盘")
-        await actions.announce_pending(bot)
+        await announce.announce_pending(bot)
     assert await settled_pending() == []
     async with app.test_matcher() as ctx:  # a second connect sends nothing
         bot = make_bot(ctx)
-        await actions.announce_pending(bot)
+        await announce.announce_pending(bot)
 
 
 async def test_a_change_that_breaks_halfway_is_undone(app: App, monkeypatch) -> None:

@@ -21,7 +21,7 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.tables import REGISTRY, Table, now_utc
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
@@ -34,8 +34,8 @@ async def fire(table: Table, *, remind: bool = False) -> None:
         table.remind_at, table.deadline = past, now_utc() + timedelta(seconds=10)
     else:
         table.remind_at, table.deadline = None, past
-    actions.schedule(table)
-    await actions._timers[table.group_id]
+    deadlines.schedule(table)
+    await deadlines._timers[table.group_id]
 
 
 async def test_turn_is_armed_with_a_reminder(app: App) -> None:
@@ -173,8 +173,8 @@ async def test_deadlines_survive_a_restart(app: App, monkeypatch) -> None:
         make_bot(ctx)
         expect_group(ctx, "玩家101 出 ", "［超时］", at=B)
         expect_private(ctx, A, "手牌")
-        await actions.resume_timers()
-        await actions._timers[str(GROUP)]
+        await deadlines.resume_timers()
+        await deadlines._timers[str(GROUP)]
     saved = await REGISTRY.store.load_live()
     assert len(saved[str(GROUP)][1]["engine"]["log"]) == 1
     running = REGISTRY.get(str(GROUP)).deadline

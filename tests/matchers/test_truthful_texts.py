@@ -24,7 +24,7 @@ from support import cards
 from engine.cards import card
 from engine.shoubayi.game import SGame
 from engine.zhuatewu.game import ZGame
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import commit, turns
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.tables import REGISTRY, Table, now_utc, reminder_before
@@ -39,7 +39,7 @@ async def run_timer(bot, table: Table, *, remind: bool = False) -> None:
         table.remind_at, table.deadline = past, now_utc() + timedelta(seconds=10)
     else:
         table.remind_at, table.deadline = None, past
-    await actions.run_locked(bot, table, lambda: actions._on_time(table))
+    await commit.run_locked(bot, table, lambda: turns._on_time(table))
 
 
 @pytest.mark.parametrize("timeout_play", ["电脑", "简单"])

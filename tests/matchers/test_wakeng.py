@@ -27,7 +27,7 @@ from support import cards
 from engine.cards import format_cards
 from engine.wakeng.game import WGame
 from engine.wakeng.rules import WRules
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import deadlines
 from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 
@@ -110,8 +110,8 @@ async def test_w2_w3_timeouts(app: App, monkeypatch) -> None:
 
     async def fire() -> None:
         table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
-        actions.schedule(table)
-        await actions._timers[str(GROUP)]
+        deadlines.schedule(table)
+        await deadlines._timers[str(GROUP)]
 
     async with app.test_matcher() as ctx:
         make_bot(ctx)

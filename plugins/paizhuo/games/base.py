@@ -3,7 +3,7 @@
 A :class:`GameAdapter` turns a table's seats and settings into an engine game, applies
 players' moves and private answers to it, and says what the group and each player see
 (RULES.md G-4) as a list of :class:`Say`. The table, locking, timers, persistence and
-sending are the same for every game and live in ``tables.py`` and ``actions.py``.
+sending are the same for every game and live in ``tables.py`` and the ``actions`` package.
 """
 
 from __future__ import annotations
@@ -231,6 +231,22 @@ class GameAdapter(ABC):
         """What the group sees of each seat on the table picture: the same facts as
         :meth:`table` (never more, G-4); by default nothing beyond the names."""
         return [SeatShown() for _ in seats]
+
+    def seat_roles(self, final: Any) -> list[str]:
+        """Each seat's role as the end of game ``final`` shows it (特务 / 平民, 挖坑者 /
+        农民), for replays and deal pictures; ``""`` where the game has none."""
+        return [""] * final.players
+
+    def seen_label(self) -> str:
+        """What ``/记牌`` calls the cards a player has seen outside their hand and not yet
+        played (挖坑: the bottom they buried)."""
+        return "你见过、还没出的牌"
+
+    def deal_notes(self, game: Any, seats: list[SeatView]) -> list[str]:
+        """Lines after the dealt hands of a replay (``game`` as dealt): what else the deal
+        decided, e.g. the dealer and spy cards, the bottom, the cards set aside; none by
+        default."""
+        return []
 
     @abstractmethod
     def end(self, game: Any, seats: list[SeatView]) -> Message:

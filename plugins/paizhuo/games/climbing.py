@@ -10,12 +10,12 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
+from engine.ai.simple import LowestStrategy, Strategy
 from engine.ai.strategy import suggestions
 from engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
 from engine.climbing import ClimbingGame, Move
 from engine.moves import any_beating
 from engine.readings import trailing_type_word
-from engine.strategy import LowestStrategy, Strategy
 from plugins.paizhuo.ai_turn import LeveledStrategy
 from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
 from plugins.paizhuo.messaging import plain

@@ -12,14 +12,14 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.ai.shoubayi import BlockingStrategy
 from engine.readings import SHOUBAYI
 from engine.shoubayi.game import SGame, penalty
 from engine.shoubayi.rules import SCHEMA, SRules
-from engine.shoubayi.strategy import BlockingStrategy
-from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
 from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.shared_settings import with_shared
 
 SIZE_RE = re.compile(r"^([2-6二三四五六两])\s*人?$")
 CN = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6}
@@ -30,7 +30,7 @@ class ShoubayiAdapter(ClimbingAdapter):
     """手把一 for 2–6 seats with the group's settings (S)."""
 
     name = "手把一"
-    schema = with_common(SCHEMA)
+    schema = with_shared(SCHEMA)
     vocabularies = (SHOUBAYI,)
     engine_type = SGame
     simple_strategy = BlockingStrategy()
@@ -93,6 +93,10 @@ class ShoubayiAdapter(ClimbingAdapter):
         if game.lead_by == "winner":
             return f"上局赢家 {name} 先出。"
         return f"{name} 先出。"
+
+    def deal_notes(self, game: SGame, seats: list[SeatView]) -> list[str]:
+        """The cards set aside unseen, if any."""
+        return [f"藏牌（不看）：{self.cards(game, game.aside)}"] if game.aside else []
 
     def reveal(self, game: SGame, seats: list[SeatView]) -> str:
         """/结束 before the result: every hand and the cards set aside (G-4)."""

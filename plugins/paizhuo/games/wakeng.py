@@ -11,6 +11,7 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from engine.cards import (
     CardWrittenTwice,
     NotationError,
@@ -23,16 +24,15 @@ from engine.cards import (
     resolve,
 )
 from engine.climbing import carried_seat
-from engine.computer import SCORE_RANKS, choose_bid, choose_bury
 from engine.errors import MoveError
 from engine.numbers import parse_int
 from engine.readings import WAKENG, WAKENG_SHAANXI
 from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from engine.wakeng.rules import SCHEMA, WRules
-from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
 from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.shared_settings import with_shared
 
 BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
 NO_BID = {"不叫", "不叫了", "不叫分", "pass叫"}
@@ -46,7 +46,7 @@ class WakengAdapter(ClimbingAdapter):
     """挖坑 for 3 seats with the group's rule set (W)."""
 
     name = "挖坑"
-    schema = with_common(SCHEMA)
+    schema = with_shared(SCHEMA)
     vocabularies = (WAKENG, WAKENG_SHAANXI)
     engine_type = WGame
 
@@ -286,6 +286,18 @@ class WakengAdapter(ClimbingAdapter):
                 item.count = len(game.hands[s])
             shown.append(item)
         return shown
+
+    def seen_label(self) -> str:
+        return "你扣的底"
+
+    def seat_roles(self, final: WGame) -> list[str]:
+        if final.digger is None:
+            return super().seat_roles(final)
+        return ["挖坑者" if s == final.digger else "农民" for s in range(final.players)]
+
+    def deal_notes(self, game: WGame, seats: list[SeatView]) -> list[str]:
+        """The bottom (W-3)."""
+        return [f"底牌：{self.cards(game, game.bottom)}"]
 
     def reveal(self, game: WGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the digger, the buried cards and the bottom, and every

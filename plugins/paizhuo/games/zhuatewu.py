@@ -10,6 +10,7 @@ from datetime import datetime
 from nonebot.adapters.onebot.v11 import Message
 
 from db.records import FinishedGame, FinishedPlayer
+from engine.ai.decisions import choose_declare, choose_return
 from engine.cards import (
     RA,
     CardWrittenTwice,
@@ -23,15 +24,14 @@ from engine.cards import (
     resolve,
 )
 from engine.climbing import Move
-from engine.computer import choose_declare, choose_return
 from engine.errors import MoveError
 from engine.readings import ZHUATEWU
 from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from engine.zhuatewu.rules import SCHEMA, ZRules
-from plugins.paizhuo.common import with_common
 from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
 from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
 from plugins.paizhuo.messaging import plain
+from plugins.paizhuo.shared_settings import with_shared
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}
@@ -44,7 +44,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
     """抓特务 for 3 or 4 seats with the group's rule settings (Z)."""
 
     name = "抓特务"
-    schema = with_common(SCHEMA)
+    schema = with_shared(SCHEMA)
     vocabularies = (ZHUATEWU,)
     engine_type = ZGame
 
@@ -341,6 +341,18 @@ class ZhuatewuAdapter(ClimbingAdapter):
                 item.open_hand = list(game.hands[s])
             shown.append(item)
         return shown
+
+    def seat_roles(self, final: ZGame) -> list[str]:
+        return ["特务" if final.roles[s] == "spy" else "平民" for s in range(final.players)]
+
+    def deal_notes(self, game: ZGame, seats: list[SeatView]) -> list[str]:
+        """The dealer, the spy cards and each tribute given (Z-8)."""
+        lines = [f"庄家：{seats[game.dealer].name}；特务牌："
+                 + "、".join(card_name(c) for c in game.spy_cards)]
+        for e in game.exchanges:
+            lines.append(f"进贡：{seats[e['giver']].name} → {seats[e['receiver']].name} "
+                         f"{self.cards(game, e['given'])}")
+        return lines
 
     def reveal(self, game: ZGame, seats: list[SeatView]) -> str:
         """/结束 before the result: the sides, hidden spies included, and every hand (G-4)."""

@@ -41,7 +41,7 @@ class GuardedAdapter(Adapter):
         scope.provided = True
 
     def setup_http_server(self, setup: HTTPServerSetup) -> None:
-        """Serve the HTTP POST routes only when ``ONEBOT_HTTP_POST=true``."""
+        """Serve the HTTP POST routes only when ``PAIZHUO_ONEBOT_HTTP_POST=true``."""
         if plugin_config().onebot_http_post:
             super().setup_http_server(setup)
 

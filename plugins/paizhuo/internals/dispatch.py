@@ -287,7 +287,7 @@ def _scoped_candidates_at(priority: int) -> Callable[[], Awaitable[bool]]:
 
 def _within_command_limit(bot: Any, event: Event, first: type[Matcher]) -> bool:
     """Whether the sender of a command may have it handled now (and count it): every
-    command of ours counts against the sender's limit (``COMMAND_LIMIT``), moves and
+    command of ours counts against the sender's limit (``PAIZHUO_COMMAND_LIMIT``), moves and
     private answers and the superusers' commands excepted."""
     from plugins.paizhuo.messaging import command_limiter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 
-from plugins.paizhuo.actions import reply
+from plugins.paizhuo.actions.basics import reply
 from plugins.paizhuo.messaging import chatter, deliver, private
 from plugins.paizhuo.names import clean_name
 

@@ -11,18 +11,18 @@ from nonebot.params import CommandArg
 
 from db.history import game_by_number, recent_games
 from engine.numbers import parse_int
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import basics
 from plugins.paizhuo.forward import forward
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.messaging import deliver_reply, group
-from plugins.paizhuo.pictures import picture, pictures_on
-from plugins.paizhuo.records import (
+from plugins.paizhuo.history_texts import (
     board_for,
     board_text,
     games_list_text,
     member_names,
     replay_text,
 )
+from plugins.paizhuo.messaging import deliver_reply, group
+from plugins.paizhuo.pictures import picture, pictures_on
 from plugins.paizhuo.tables import REGISTRY
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
@@ -46,11 +46,11 @@ def game_number_arg(args: str) -> int | None:
 async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
     """``/排行 [游戏] [本周|本月|总]``: the group's leaderboard, posted in the group."""
     store = REGISTRY.require_store()
-    min_games = {name: int((await actions.group_settings(group_id, adapter))["board_min_games"])
+    min_games = {name: int((await basics.group_settings(group_id, adapter))["board_min_games"])
                  for name, adapter in GAMES.items()}
     board = await board_for(store, group_id, args, user_id, min_games)
     if isinstance(board, str):
-        await deliver_reply(bot, [actions.reply(group_id, user_id, board)])
+        await deliver_reply(bot, [basics.reply(group_id, user_id, board)])
         return
     text = board_text(board, await member_names(bot, group_id), user_id)
     await deliver_reply(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
@@ -71,11 +71,11 @@ async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
         return
     number = game_number_arg(args)
     if number is None:
-        await deliver_reply(bot, [actions.reply(group_id, user_id, GAMES_USAGE)])
+        await deliver_reply(bot, [basics.reply(group_id, user_id, GAMES_USAGE)])
         return
     entry = await game_by_number(store, group_id, number)
     if entry is None:
-        await deliver_reply(bot, [actions.reply(group_id, user_id, f"本群没有第 {number} 局。发送 /对局 查看最近的对局。")])
+        await deliver_reply(bot, [basics.reply(group_id, user_id, f"本群没有第 {number} 局。发送 /对局 查看最近的对局。")])
         return
     text = replay_text(entry, await member_names(bot, group_id))
     await deliver_reply(bot, [forward("group", group_id, text)])

@@ -10,7 +10,8 @@ from nonebot.params import CommandArg
 
 from db.history import points_series
 from engine.numbers import parse_int
-from plugins.paizhuo import actions, tally
+from plugins.paizhuo import tally
+from plugins.paizhuo.actions import basics, house_rules, turns
 from plugins.paizhuo.forward import forward_reply
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.matchers.depends import USAGE, display_name, is_manager, wrong_args
@@ -42,7 +43,7 @@ HELP_USAGE = "用法：/帮助 查看命令；/帮助 <游戏> 查看牌型名�
 
 def reply_to(event: GroupMessageEvent, text: str):
     """A short group reply that @-mentions the sender (chatter: after the game's messages)."""
-    return chatter(actions.reply(str(event.group_id), str(event.user_id), text))
+    return chatter(basics.reply(str(event.group_id), str(event.user_id), text))
 
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
@@ -56,13 +57,13 @@ set_cmd = on_command("设置", priority=10, block=True)
 
 @rules_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    text = await actions.show_rules(str(event.group_id), args.extract_plain_text())
+    text = await house_rules.show_rules(str(event.group_id), args.extract_plain_text())
     await deliver(bot, [chatter(forward_reply(event, text)) if "\n" in text else reply_to(event, text)])
 
 
 @set_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    text = await actions.change_setting(str(event.group_id), args.extract_plain_text(),
+    text = await house_rules.change_setting(str(event.group_id), args.extract_plain_text(),
                                         is_manager(bot, event))
     await deliver(bot, [answer(event, text)])
 
@@ -72,12 +73,12 @@ async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None
     if await wrong_args(bot, event, args, "手牌"):
         return
     group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
-    await actions.resend_hand(bot, str(event.user_id), group_id)
+    await turns.resend_hand(bot, str(event.user_id), group_id)
 
 
 @hint_cmd.handle()
 async def _(bot: Bot, event: MessageEvent) -> None:
-    await actions.send_hints(bot, str(event.user_id))
+    await turns.send_hints(bot, str(event.user_id))
 
 
 @tally_cmd.handle()

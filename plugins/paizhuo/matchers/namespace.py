@@ -137,3 +137,16 @@ async def _(bot: Bot, event: MessageEvent, state: T_State) -> None:
                 and await matcher.check_rule(bot, inner, inner_state.copy())):
             await check_and_run_matcher(matcher, bot, inner, inner_state.copy())
             return
+
+
+def spelled(word: str) -> str:
+    """How a user types command ``word`` under ``PAIZHUO_BARE_COMMANDS``: ``/帮助`` when
+    the word is answered bare, else ``/牌桌 帮助``."""
+    return f"/{word}" if word in bare_words() else f"/{NAMESPACE} {word}"
+
+
+def usage_text() -> str:
+    """The plugin's usage line (``PluginMetadata.usage``), with the command words as
+    they are answered now (:func:`spelled`)."""
+    return (f"{spelled('帮助')} 看全部命令和玩法；{spelled('开局')} 抓特务 / 挖坑 / 手把一 "
+            f"开一桌，{spelled('加入')} 入座，{spelled('开始')} 发牌；/{NAMESPACE} 看本群的牌桌")

@@ -11,10 +11,10 @@ from nonebot.rule import Rule
 
 from engine.cards import NotationError, parse_cards
 from engine.readings import trailing_type_word
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import basics, turns
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.internals import dispatch
-from plugins.paizhuo.messaging import chatter
+from plugins.paizhuo.messaging import chatter, deliver
 from plugins.paizhuo.tables import REGISTRY
 
 
@@ -77,7 +77,7 @@ async def _(bot: Bot, event: GroupMessageEvent) -> None:
         return
     kind, arg = parsed
     if kind == "play" and not arg:
-        await actions.deliver(bot, [chatter(actions.reply(
+        await deliver(bot, [chatter(basics.reply(
             str(event.group_id), str(event.user_id), "请在“出”后面写牌，例如：出 33"))])
         return
-    await actions.move(bot, str(event.group_id), str(event.user_id), kind, arg)
+    await turns.move(bot, str(event.group_id), str(event.user_id), kind, arg)

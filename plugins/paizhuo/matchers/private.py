@@ -4,13 +4,15 @@ Hidden choices are only ever made here, never in the group (G-4)."""
 
 from __future__ import annotations
 
+import typing
 import unicodedata
 
 from nonebot import get_driver, on_message
-from nonebot.adapters.onebot.v11 import Bot, PrivateMessageEvent
+from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, PrivateMessageEvent
+from nonebot.matcher import Matcher
 from nonebot.rule import Rule, is_type
 
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import turns
 from plugins.paizhuo.games import GAMES
 from plugins.paizhuo.internals import dispatch
 from plugins.paizhuo.matchers.play import parse_move, strip_prefix
@@ -36,14 +38,31 @@ dispatch.UNLIMITED.add(answer_msg)
 @answer_msg.handle()
 async def _(bot: Bot, event: PrivateMessageEvent) -> None:
     user_id = str(event.user_id)
-    if not await actions.answer(bot, user_id, strip_prefix(event.get_plaintext())):
+    if not await turns.answer(bot, user_id, strip_prefix(event.get_plaintext())):
         await deliver(bot, [chatter(private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。"))])
 
 
-GROUP_ONLY = ("开局", "开桌", "加入", "上桌", "入座", "退出", "下桌", "结束", "结束牌局", "继续", "再来",
-              "下一局", "托管", "牌桌", "战绩", "规则", "设置", "开始", "开打", "踢", "请离", "加机器人",
-              "加电脑", "踢机器人", "踢电脑", "排行", "对局")
-PRIVATE_OK = ("牌桌帮助", "帮助", "help", "手牌", "看牌", "提示", "记牌")
+_words: tuple[tuple[type[Matcher], ...], frozenset[str], frozenset[str]] | None = None
+
+
+def command_words() -> tuple[frozenset[str], frozenset[str]]:
+    """``(group only, private too)``: the plugin's command words (names and aliases, as
+    each command declares them), split by what its handlers take: a command whose every
+    handler takes a ``GroupMessageEvent`` works only in a group. Worked out again only
+    when the plugin's matchers change (``dispatch.adopt``)."""
+    global _words
+    ours = tuple(dispatch.OURS)
+    if _words is None or _words[0] != ours:
+        group_only: set[str] = set()
+        anywhere: set[str] = set()
+        for matcher in ours:
+            words = dispatch.command_words(matcher)
+            if not words:
+                continue
+            kinds = {typing.get_type_hints(h.call).get("event") for h in matcher.handlers}
+            (group_only if kinds == {GroupMessageEvent} else anywhere).update(words)
+        _words = (ours, frozenset(group_only), frozenset(anywhere))
+    return _words[1], _words[2]
 
 
 async def _is_group_only(event: PrivateMessageEvent) -> bool:
@@ -54,9 +73,10 @@ async def _is_group_only(event: PrivateMessageEvent) -> bool:
         return False
     t = unicodedata.normalize("NFKC", message[0].data.get("text", "")).strip()
     starts = [unicodedata.normalize("NFKC", s) for s in get_driver().config.command_start]
-    if any(t.startswith(s + name) for s in starts for name in PRIVATE_OK):
+    group_only, private_ok = command_words()
+    if any(t.startswith(s + name) for s in starts for name in private_ok):
         return False
-    return any(t.startswith(s + name) for s in starts for name in GROUP_ONLY)
+    return any(t.startswith(s + name) for s in starts for name in group_only)
 
 
 group_only_cmd = on_message(rule=is_type(PrivateMessageEvent) & Rule(_is_group_only), priority=9, block=True)

@@ -7,7 +7,7 @@ from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
-from plugins.paizhuo import actions
+from plugins.paizhuo.actions import announce, computer_seats, seating, turns
 from plugins.paizhuo.matchers.depends import display_name, is_manager, wrong_args
 from plugins.paizhuo.messaging import answer, deliver, schedulers
 from plugins.paizhuo.status import DENIED, status_text
@@ -27,28 +27,28 @@ remove_ai_cmd = on_command("踢机器人", aliases={"踢电脑"}, priority=9, bl
 
 @open_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await actions.open_table(bot, str(event.group_id), str(event.user_id),
+    await seating.open_table(bot, str(event.group_id), str(event.user_id),
                              display_name(event), args.extract_plain_text())
 
 
 @join_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent) -> None:
     # Words after /加入 (``/加入 我来了``) are chat: the player sits down all the same.
-    await actions.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
+    await seating.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
 
 
 @leave_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     if await wrong_args(bot, event, args, "退出"):
         return
-    await actions.leave_table(bot, str(event.group_id), str(event.user_id))
+    await seating.leave_table(bot, str(event.group_id), str(event.user_id))
 
 
 @end_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     if await wrong_args(bot, event, args, "结束"):
         return
-    await actions.end_table(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
+    await seating.end_table(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
 
 
 @table_cmd.handle()
@@ -60,43 +60,43 @@ async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) ->
     # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.
     if args.extract_plain_text().strip() != "牌桌" and await wrong_args(bot, event, args, "牌桌"):
         return
-    await actions.show_table(bot, str(event.group_id), str(event.user_id))
+    await announce.show_table(bot, str(event.group_id), str(event.user_id))
 
 
 @continue_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     if await wrong_args(bot, event, args, "继续"):
         return
-    await actions.continue_table(bot, str(event.group_id), str(event.user_id))
+    await seating.continue_table(bot, str(event.group_id), str(event.user_id))
 
 
 @auto_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     if await wrong_args(bot, event, args, "托管"):
         return
-    await actions.toggle_auto(bot, str(event.group_id), str(event.user_id))
+    await turns.toggle_auto(bot, str(event.group_id), str(event.user_id))
 
 
 @start_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     if await wrong_args(bot, event, args, "开始"):
         return
-    await actions.start_now(bot, str(event.group_id), str(event.user_id))
+    await seating.start_now(bot, str(event.group_id), str(event.user_id))
 
 
 @kick_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
     target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
-    await actions.kick_player(bot, str(event.group_id), str(event.user_id), target,
+    await seating.kick_player(bot, str(event.group_id), str(event.user_id), target,
                               is_manager(bot, event))
 
 
 @add_ai_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await actions.add_computers(bot, str(event.group_id), str(event.user_id),
+    await computer_seats.add_computers(bot, str(event.group_id), str(event.user_id),
                                 args.extract_plain_text(), is_manager(bot, event))
 
 
 @remove_ai_cmd.handle()
 async def _(bot: Bot, event: GroupMessageEvent) -> None:
-    await actions.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
+    await computer_seats.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))

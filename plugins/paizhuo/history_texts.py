@@ -25,7 +25,6 @@ from db.history import (
     period_start,
 )
 from db.store import Store
-from engine.cards import card_name
 from plugins.paizhuo.games import GAMES, GameAdapter, find_game
 from plugins.paizhuo.games.base import SeatView, UsageError, computer_name, is_computer
 from plugins.paizhuo.names import clean_name
@@ -242,15 +241,7 @@ def dealt_hands(game: Any) -> list[list[int]]:
 def deal_roles(adapter: GameAdapter, final: Any) -> list[str]:
     """Each seat's role as the end shows it (特务 / 平民, 挖坑者 / 农民), ``""`` where the
     game has none (手把一)."""
-    roles = []
-    for s in range(final.players):
-        if adapter.name == "抓特务":
-            roles.append("特务" if final.roles[s] == "spy" else "平民")
-        elif adapter.name == "挖坑" and final.digger is not None:
-            roles.append("挖坑者" if s == final.digger else "农民")
-        else:
-            roles.append("")
-    return roles
+    return adapter.seat_roles(final)
 
 
 def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView]) -> list[str]:
@@ -262,16 +253,7 @@ def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView
     for s, hand in enumerate(dealt_hands(game)):
         role = f"（{roles[s]}）" if roles[s] else ""
         lines.append(f"{s + 1}.{seats[s].name}{role}：{adapter.cards(game, hand)}")
-    if adapter.name == "抓特务":
-        lines.append(f"庄家：{seats[game.dealer].name}；特务牌："
-                     + "、".join(card_name(c) for c in game.spy_cards))
-        for e in game.exchanges:
-            lines.append(f"进贡：{seats[e['giver']].name} → {seats[e['receiver']].name} "
-                         f"{adapter.cards(game, e['given'])}")
-    elif adapter.name == "挖坑":
-        lines.append(f"底牌：{adapter.cards(game, game.bottom)}")
-    elif getattr(game, "aside", None):
-        lines.append(f"藏牌（不看）：{adapter.cards(game, game.aside)}")
+    lines += adapter.deal_notes(game, seats)
     return lines
 
 

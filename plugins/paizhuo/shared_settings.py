@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.settings import Schema, Setting
 
-COMMON: tuple[Setting, ...] = (
+SHARED: tuple[Setting, ...] = (
     Setting("出牌限时", "turn_seconds", "int", 60,
             "每步出牌的秒数，快到时提醒，超时机器人代打（跟牌过、首出出最小的牌）；0 = 不限时",
             "G-3", low=0, high=600),
@@ -33,6 +33,6 @@ COMMON: tuple[Setting, ...] = (
 """Shared settings (timers, pictures, the board, the 记牌器)."""
 
 
-def with_common(schema: Schema) -> Schema:
+def with_shared(schema: Schema) -> Schema:
     """``schema`` followed by the shared settings."""
-    return Schema(schema.game, (*schema.settings, *COMMON), schema.rule)
+    return Schema(schema.game, (*schema.settings, *SHARED), schema.rule)

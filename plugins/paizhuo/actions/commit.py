@@ -1,0 +1,281 @@
+"""Save before effect: the pipeline every change of a table runs through.
+
+Data flows one way: command → engine move → new state → saved → messages.
+
+Every change runs through :func:`run_locked`. A change counts only once its save
+committed; when the store raises, the table (and the registry's indexes) go back to the
+last saved state (:func:`undo`), the change's messages are dropped, the actor is told
+:data:`~.basics.NOT_APPLIED` and the cause is logged. A timer whose save failed
+retries later (backoff). After an accepted move, :func:`_commit` runs the automatic
+moves that follow, saves, and assembles the post; a finished game's record and end
+message are written in one transaction; the end message is marked announced once sent
+(any not sent is sent by :mod:`.announce` when a bot connects). :func:`says_to_outs`
+turns an adapter's :class:`Say` list into messages.
+
+Owns the pipeline; may call :mod:`.basics`, :mod:`.automatic` and
+:func:`.deadlines.schedule`; the stages (seating, turns, announce) call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+from nonebot import logger
+from nonebot.adapters.onebot.v11 import Bot
+
+from plugins.paizhuo import ordering
+from plugins.paizhuo.actions.automatic import _automatic_move, _next_automatic
+from plugins.paizhuo.actions.basics import _actor, log_event, numbered
+from plugins.paizhuo.actions.deadlines import schedule
+from plugins.paizhuo.games.base import Say, is_computer
+from plugins.paizhuo.messaging import (
+    Outgoing,
+    group,
+    plain,
+    private,
+    submit,
+)
+from plugins.paizhuo.pictures import (
+    Pending,
+    end_details,
+    later,
+    pictures_on,
+    table_picture,
+    take_later,
+)
+from plugins.paizhuo.runs import assemble, dump_outs, load_outs
+from plugins.paizhuo.tables import (
+    REGISTRY,
+    SaveFailed,
+    Table,
+    timer_now,
+)
+
+_in_flight: set[str] = set()
+"""Games whose end message is being sent by the change that finished them."""
+
+
+def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
+    """An adapter's :class:`Say` list as messages to the group and the seated users
+    (computer players get no private messages). Once no secret phase runs, its group
+    messages release held failure notices (G-4). A private message that is just the
+    seat's current hand is a hand update: a newer one replaces it while it waits. The
+    private messages of a seat the game waits for are urgent (sent before the others)."""
+    release = table.engine is None or not table.adapter.secret_phase(table.engine)
+    acting = _acting_seats(table) if release else set()
+    outs = []
+    for s in says:
+        if s.seat is None:
+            out = group(table.group_id, s.message, release)
+            out.prompt = s.prompt
+            outs.append(out)
+            continue
+        if is_computer(table.seats[s.seat].user_id):
+            continue
+        out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
+        if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
+            out.coalesce = "hand"
+        out.urgent = s.seat in acting
+        outs.append(out)
+    return outs
+
+
+def _acting_seats(table: Table) -> set[int]:
+    """The seats the game waits for now: their private messages (a hand with the bottom,
+    a hand after tribute, a question) go before other waiting messages. Empty during a
+    secret phase, so the group's messages never wait on a hidden role's (G-4)."""
+    if table.engine is None or table.adapter.is_over(table.engine):
+        return set()
+    return set(table.adapter.waiting_seats(table.engine))
+
+
+RESTART_AFTER = timedelta(seconds=0.5)
+"""A deadline set by an action restarts when the action's prompt was sent this much later."""
+
+
+async def run_locked(bot: Bot | None, table: Table,
+                     change: Callable[[], Awaitable[list[Outgoing]]],
+                     failed: Outgoing | None = None) -> bool:
+    """Apply ``change`` under the table's lock and queue its messages before releasing it
+    (so one table's messages go out in command order); then wait for them to be sent.
+
+    ``change`` saves what it changed before it returns. When it raises (a failed save,
+    :class:`SaveFailed`, or anything else) the change does not count: the table goes
+    back to its last saved state, its messages are dropped, ``failed`` (the actor's
+    :data:`NOT_APPLIED` reply, ``None`` for a timer) is sent instead, the cause is logged
+    and the table's timer is re-armed with a backoff. When the change set a new deadline
+    (a turn, a private question), the full time counts from when its prompt was actually
+    sent: the deadline is set again then (unless the table changed meanwhile). End
+    messages the change produced are marked announced once sent. Returns whether the
+    change counted."""
+    async with table.lock:
+        registered = REGISTRY.get(table.group_id) is table
+        before = table.deadline
+        take_later(table)
+        try:
+            outs = await change()
+            ok = True
+        except Exception as err:  # noqa: BLE001 - any failure: undo, tell, log
+            undo(table, registered, err)
+            outs = [failed] if failed is not None else []
+            ok = False
+        announcing, table.announcing = table.announcing, []
+        _in_flight.update(uid for uid, _ in announcing)
+        armed = (table.deadline, table.remind_at)
+        changed_at = timer_now()
+        delivery = submit(bot, outs) if bot is not None else None
+        if bot is None and outs:
+            logger.warning(f"no bot connected: {len(outs)} message(s) for group {table.group_id} dropped")
+        # The pictures after the texts: drawn (in the drawing thread) while the texts go
+        # out, queued after them, still under the lock (the table's order holds).
+        due = take_later(table)  # dropped with the change's texts when it failed
+        drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
+    ordering.applied()  # the actor's next command may start; these messages are queued
+    try:
+        if delivery is not None:
+            await delivery.prompt_sent()
+            if (ok and armed[0] is not None and armed[0] != before
+                    and timer_now() - changed_at >= RESTART_AFTER):
+                await _restart_deadline(table, armed, changed_at)
+            await delivery.sent()
+        if drawn is not None:
+            await drawn.sent()
+    finally:
+        for uid, out in announcing:
+            if out.sent:
+                await mark_announced(uid)
+            _in_flight.discard(uid)
+    return ok
+
+
+async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
+    """The prompt of a change went out late: its deadline counts from now (saved; a
+    failed save keeps the earlier deadline)."""
+    async with table.lock:
+        if REGISTRY.get(table.group_id) is not table or (table.deadline, table.remind_at) != armed:
+            return
+        table.rearm()
+        try:
+            await REGISTRY.save(table)
+        except SaveFailed as err:
+            logger.warning(f"event=deadline_from_send_not_saved group={table.group_id} cause={err!r}")
+            table.revert()
+            REGISTRY.reinstate(table, True)
+        schedule(table)
+        log_event(table, "deadline_from_send",
+                  delay=round((timer_now() - changed_at).total_seconds(), 1))
+
+
+def undo(table: Table, registered: bool, err: BaseException) -> None:
+    """A change failed: back to the last saved state (caller holds the lock); log the
+    cause; re-arm the timer after a backoff."""
+    table.announcing = []
+    if isinstance(err, SaveFailed):
+        cause = err.__cause__ or err
+        logger.error(f"event=save_failed group={table.group_id} game={table.game} "
+                     f"table={table.uid or '-'} cause={cause!r}: the change was undone")
+    else:
+        logger.opt(exception=err).error(f"event=change_failed group={table.group_id} "
+                                        f"game={table.game}: the change was undone")
+    if table.saved is None:  # never saved (opening the table failed): it does not exist
+        REGISTRY.reinstate(table, registered=False)
+        return
+    table.revert()
+    REGISTRY.reinstate(table, registered)
+    table.save_failed()
+    schedule(table)
+
+
+async def mark_announced(uid: str) -> None:
+    """Best effort: a failed mark only means the end message is sent again later."""
+    try:
+        await REGISTRY.require_store().mark_announced(uid)
+    except Exception as err:  # noqa: BLE001
+        logger.warning(f"event=mark_announced_failed uid={uid} cause={err!r}")
+
+
+RUN_LIMIT = 12
+"""Most automatic moves in one post when nobody decides for a long time (only computer
+players and players in 托管 left, or a person who went out): the run posts and pauses
+again after this many."""
+
+
+def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
+    """The run's messages kept with the table and ``last`` as one post (``runs.assemble``);
+    the table keeps none any more."""
+    earlier = load_outs(table.pending)
+    table.pending = []
+    names = {s.user_id: s.name for s in table.seats}
+    # Every move leaves the prompt for the turn after it: the latest one is current while
+    # the game waits for one seat's move, and none is when it waits for private answers
+    # (扣底, 还贡, 明/暗) or is over.
+    turn = (table.engine is not None and not table.adapter.is_over(table.engine)
+            and table.adapter.acting_seat(table.engine) is not None)
+    return assemble(earlier, last, _actor(table), names, prompt=turn)
+
+
+async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,
+                  paused: bool = False) -> list[Outgoing]:
+    """After an accepted change: run the automatic moves that follow, save, and return the
+    messages to post (with the end message when the game is over).
+
+    Automatic moves (:func:`_next_automatic`) continue the change's run: 要不起自动过 at
+    once, in the same save as the change; a computer player or a player in 托管 only after
+    the pause (``paused``: this change is that pause's timer, or a timeout): before it,
+    the messages are kept with the table (``Table.pending``) and the timer is armed. A
+    paused run saves each move before the next (save before effect) and posts once, after
+    its last save, when a person must decide (or the game is over, or after
+    :data:`RUN_LIMIT` moves): one post with every move in order, ending with the prompt
+    that @-mentions only that person. ``keep_deadline``: the change happened within a
+    secret phase, whose time limit must not move (G-4: it would tell that someone
+    answered)."""
+    adapter = table.adapter
+    moves = 0
+    while (kind := _next_automatic(table)) is not None:
+        if not paused and kind != "pass":
+            table.pending += dump_outs(outs)  # the pause comes first: the post waits for the run
+            table.rearm()
+            await REGISTRY.save(table)
+            schedule(table)
+            return []
+        if moves >= RUN_LIMIT:
+            outs = _post(table, outs)  # a long run: post what it has, pause again
+            table.rearm()
+            await REGISTRY.save(table)
+            schedule(table)
+            return outs
+        table.pending += dump_outs(outs)
+        if paused:  # each move of the run is saved before the next one is made
+            table.rearm()
+            await REGISTRY.save(table)
+        outs = says_to_outs(table, await _automatic_move(table, kind))
+        moves += 1
+    if table.playing and adapter.is_over(table.engine):
+        outs = _post(table, outs)
+        record, message, number = await REGISTRY.record_finished(table)
+        log_event(table, "finished", number=number)
+        end = group(table.group_id, numbered(message, number))
+        outs.append(end)
+        table.announcing.append((record.uid, end))
+        details = end_details(adapter, table.engine, table.seats, table.group_id, number,
+                              message.extract_plain_text(), record.summary.get("replay"))
+        if isinstance(details, Pending):
+            later(table, details)
+        elif details is not None:
+            outs.append(details)
+        if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
+            schedule(table)
+            return outs
+    else:
+        outs = _post(table, outs)
+        if not keep_deadline:
+            table.rearm()
+        await REGISTRY.save(table)
+        told = any(o.kind == "group" and o.target == table.group_id for o in outs)
+        if told and table.setting("picture_table") and pictures_on():
+            # Only after what the group is told: a picture after a private answer alone
+            # would tell that someone answered (G-4).
+            later(table, table_picture(adapter, table.engine, table.seats, table.group_id))
+    schedule(table)
+    return outs

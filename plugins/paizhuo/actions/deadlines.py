@@ -1,0 +1,97 @@
+"""Table deadlines (timers): one asyncio task per table, armed for its saved reminder,
+turn or answer deadline, or computer players' pause (``Table.remind_at``, ``deadline``,
+``computer_at``; a failed save's backoff ``retry_at``), re-armed after a restart or a
+reconnect.
+
+Owns: :func:`schedule`, :func:`cancel_timers`, :func:`resume_timers`, the timers of the
+tables whose account was away (:func:`resume_deferred`). What a due timer does (remind,
+move for a player who timed out, let computer players act, close an idle table) is
+installed by :mod:`.turns` through :func:`on_due`, so this module calls nothing of the
+chat layer: ``accounts``, the pipeline (:mod:`.commit`) and every stage may arm timers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from plugins.paizhuo import tables as _tables
+from plugins.paizhuo.tables import REGISTRY, Table, timer_now
+
+_timers: dict[str, asyncio.Task] = {}
+_deferred: set[str] = set()
+"""Tables whose timer came due while no bot was connected."""
+_act: Callable[[Table], Awaitable[None]] | None = None
+"""What a due timer does (:func:`on_due`)."""
+
+
+def on_due(act: Callable[[Table], Awaitable[None]]) -> None:
+    """Install what a table's timer does when it comes due (``act(table)``; it must
+    never raise). Installed once, by :mod:`.turns`."""
+    global _act
+    _act = act
+
+
+def defer(table: Table) -> None:
+    """The table's timer came due with no bot to tell anyone: it acts when the table's
+    account connects (:func:`resume_deferred`)."""
+    _deferred.add(table.group_id)
+
+
+def schedule(table: Table) -> None:
+    """(Re)arm the table's timer for its saved reminder / deadline; an expired one fires
+    at once. Without either, the table has no timer."""
+    old = _timers.pop(table.group_id, None)
+    if old is not None and old is not asyncio.current_task():
+        old.cancel()
+    times = [t for t in (table.remind_at, table.deadline, table.computer_at) if t is not None]
+    if times and REGISTRY.get(table.group_id) is table:
+        when = min(times)
+        if table.retry_at is not None and table.retry_at > when:
+            when = table.retry_at  # the last save failed: retry later, never spin
+        _timers[table.group_id] = asyncio.create_task(_fire(table, when))
+
+
+def cancel_timers() -> None:
+    """Stop every timer (shutdown, tests)."""
+    for task in _timers.values():
+        task.cancel()
+    _timers.clear()
+    _deferred.clear()
+
+
+async def _fire(table: Table, when) -> None:
+    """The timer of a table: wait (on the monotonic clock, ``timer_now`` time) until
+    ``when``, then act (:func:`on_due`)."""
+    await _tables.CLOCK.sleep(max(0.0, (when - timer_now()).total_seconds()))
+    assert _act is not None, "plugins.paizhuo.actions.turns installs what a timer does"
+    await _act(table)
+
+
+async def resume_timers() -> None:
+    """After a restart: re-arm every restored table's saved deadline (an expired one acts
+    at once, a running one continues)."""
+    for table in list(REGISTRY.tables.values()):
+        schedule(table)
+
+
+def resume_deferred(owned: Callable[[Table], bool]) -> None:
+    """An account connected: the timers of its tables (``owned``) that came due while it
+    was away act now (unless re-armed meanwhile); deferred timers of tables that are
+    gone are forgotten."""
+    for group_id in sorted(_deferred):
+        table = REGISTRY.get(group_id)
+        if table is None:
+            _deferred.discard(group_id)
+        elif owned(table):
+            _deferred.discard(group_id)
+            task = _timers.get(group_id)
+            if task is None or task.done():  # not re-armed by the restore already
+                schedule(table)
+
+
+def _timer_due(table: Table) -> bool:
+    """Whether the table's reminder, deadline or computer players' time has come."""
+    now = timer_now()
+    return any(t is not None and t <= now
+               for t in (table.remind_at, table.deadline, table.computer_at))
