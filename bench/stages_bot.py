@@ -38,7 +38,7 @@ from nonebot.adapters.onebot.v11 import Adapter, Bot  # noqa: E402
 
 from plugins.paizhuo.actions import commit, turns  # noqa: E402
 from plugins.paizhuo.guard import check_startup  # noqa: E402
-from plugins.paizhuo.matchers import dispatch  # noqa: E402
+from plugins.paizhuo.internals import dispatch  # noqa: E402
 from plugins.paizhuo.tables import Registry  # noqa: E402
 
 RECORD: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("stages", default=None)

@@ -33,7 +33,8 @@ from db.store import Store
 from plugins.paizhuo import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
 from plugins.paizhuo.actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
 from plugins.paizhuo.config import Config, plugin_config, warn_old_names
-from plugins.paizhuo.matchers import dispatch, namespace
+from plugins.paizhuo.internals import dispatch
+from plugins.paizhuo.matchers import namespace
 from plugins.paizhuo.tables import REGISTRY
 
 __plugin_meta__ = PluginMetadata(

@@ -51,6 +51,9 @@ class Config(BaseModel):
     ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
     end-of-game summary as pictures when a font that renders Chinese is found (default
     true; ``PAIZHUO_FONT`` names the font file).
+    ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
+    (default true; false: registered with NoneBot like any plugin's; see
+    ``plugins/paizhuo/internals``).
     ``PAIZHUO_DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
     process's write lock before the change fails (and is undone).
 
@@ -89,6 +92,7 @@ class Config(BaseModel):
     paizhuo_bare_commands: str = "all"
     paizhuo_images: bool = True
     paizhuo_font: str = ""
+    paizhuo_fast_dispatch: bool = True
     send_backoff_max: float = _setting(30.0, "send_backoff_max")
     refusal_limit: int = _setting(5, "refusal_limit")
     refusal_window: float = _setting(30.0, "refusal_window")

@@ -1,6 +1,6 @@
 """Each user's messages in the order they were sent, each message once (顺序与去重).
 
-The adapter (``guard.GuardedAdapter``) hands every event to NoneBot in a task of its own,
+The adapter (``internals/adapter.py``) hands every event to NoneBot in a task of its own,
 so two messages of one player sent back to back (``/加机器人 1`` then ``/退出``) raced:
 whichever task reached the table first applied first. And a OneBot implementation that
 reconnects may deliver a message again with the same ``message_id``; it was applied twice

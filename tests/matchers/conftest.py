@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import nonebug_internals
 import pytest
 from nonebug import NONEBOT_INIT_KWARGS
 
@@ -37,29 +38,11 @@ def pytest_configure(config: pytest.Config) -> None:
     nonebot.init(**INIT)
     nonebot.get_driver().register_adapter(Adapter)
     nonebot.load_plugin("plugins.paizhuo")
-    _nonebug_sees_adopted_matchers()
+    from plugins.paizhuo.internals import dispatch
 
-
-def _nonebug_sees_adopted_matchers() -> None:
-    """nonebug marks the matchers in NoneBot's registry for its checks; the plugin's own
-    matchers live outside it (``matchers/dispatch.py``) and get the same mark."""
-    from contextlib import contextmanager
-
-    from nonebug.mixin.process import MatcherContext
-    from nonebug.mixin.process.fake import make_fake_default_state
-
-    from plugins.paizhuo.matchers import dispatch
-
-    prepare = MatcherContext._prepare_matcher_context
-
-    @contextmanager
-    def with_adopted(self: MatcherContext):
-        with prepare(self), pytest.MonkeyPatch.context() as patch:
-            for matcher in dispatch.OURS:
-                patch.setattr(matcher, "_default_state", make_fake_default_state(self, matcher))
-            yield
-
-    MatcherContext._prepare_matcher_context = with_adopted  # type: ignore[method-assign]
+    nonebug_internals.check()
+    if dispatch.ADOPTED:
+        nonebug_internals.mark_adopted_matchers(lambda: dispatch.OURS)
 
 
 @pytest.fixture(autouse=True)
@@ -97,17 +80,7 @@ def nonebug_mismatches_fail(monkeypatch):
     """nonebug reports an unexpected or mismatching API call with ``pytest.fail`` raised
     inside the call — inside the send queue or a timer task, where it would end that task
     and never reach the test. Record every such failure and fail the test with it."""
-    import nonebug.mixin.call_api as call_api
-
-    failures: list[str] = []
-    original = call_api.pytest.fail
-
-    def fail(reason: str = "", pytrace: bool = True) -> None:
-        failures.append(reason)
-        original(reason, pytrace=pytrace)
-
-    fail.Exception = original.Exception  # type: ignore[attr-defined]
-    monkeypatch.setattr(call_api.pytest, "fail", fail)
+    failures = nonebug_internals.record_api_failures(monkeypatch)
     yield
     assert not failures, failures[0]
 
@@ -131,22 +104,4 @@ def sends_ordered_per_conversation(monkeypatch):
     send is therefore taken out of turn when every expectation before it is a send to
     another conversation; within a conversation, and for every other call, the order
     stays strict."""
-    from nonebug.mixin.call_api import Api, ApiContext
-
-    original = ApiContext.got_call_api
-
-    def got_call_api(self, adapter, api, **data):
-        conv = _conversation(api, data)
-        queue = self.wait_list.queue
-        if conv is not None and queue:
-            for k, model in enumerate(queue):
-                if not isinstance(model, Api) or _conversation(model.name, model.data) is None:
-                    break
-                if _conversation(model.name, model.data) == conv:
-                    if k and model.name == api and model.data == data:
-                        del queue[k]
-                        queue.appendleft(model)
-                    break
-        return original(self, adapter, api, **data)
-
-    monkeypatch.setattr(ApiContext, "got_call_api", got_call_api)
+    nonebug_internals.reorder_expected_sends(monkeypatch, _conversation)

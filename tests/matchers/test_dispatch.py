@@ -1,4 +1,4 @@
-"""The plugin's one NoneBot matcher (matchers/dispatch.py): NoneBot checks one matcher of
+"""The plugin's one NoneBot matcher (internals/dispatch.py): NoneBot checks one matcher of
 ours per event; our commands and moves are found by it; what is not ours goes on to the
 other plugins' matchers, and what is ours does not."""
 
@@ -14,7 +14,11 @@ from nonebot.adapters.onebot.v11 import Bot, MessageEvent
 from nonebot.matcher import matchers
 from nonebug import App
 
-from plugins.paizhuo.matchers import dispatch, play, private, table
+from plugins.paizhuo.internals import dispatch
+from plugins.paizhuo.matchers import play, private, table
+
+fast_only = pytest.mark.skipif(not dispatch.ADOPTED,
+                               reason="fast dispatch off (PAIZHUO_FAST_DISPATCH=false)")
 
 
 @contextlib.contextmanager
@@ -34,6 +38,7 @@ def other_plugin(priority: int) -> Iterator[list[str]]:
         other.destroy()
 
 
+@fast_only
 def test_one_matcher_per_priority_in_nonebots_registry_and_every_command_indexed() -> None:
     ours = {m for priority in matchers for m in matchers[priority] if dispatch.ours(m)}
     assert ours == set(dispatch.DISPATCHERS.values())
@@ -97,7 +102,7 @@ def scoped(monkeypatch: pytest.MonkeyPatch):
     (``scope.py``), with the dispatchers' parameterless rules."""
     import nonebot.message
 
-    from plugins.paizhuo import scope
+    from plugins.paizhuo.internals import scope
 
     handle = nonebot.message.handle_event
 
@@ -116,6 +121,7 @@ def scoped(monkeypatch: pytest.MonkeyPatch):
         dispatch.use_scopes(False)
 
 
+@fast_only
 async def test_in_scope_chat_passes_no_rule_of_ours_and_reaches_the_next_plugin(
         app: App, scoped) -> None:
     """With events in scope the dispatchers' rules decide without NoneBot's parameters:
@@ -141,6 +147,7 @@ async def test_in_scope_chat_passes_no_rule_of_ours_and_reaches_the_next_plugin(
     assert heard == ["今天谁来打牌", "/echo hi"]
 
 
+@fast_only
 async def test_parameterless_rules_without_a_scope_leave_the_choice_to_the_handler(
         app: App) -> None:
     """The parameterless rules under an adapter that gives no scope (a test, another

@@ -1,8 +1,10 @@
 """The plugin's matchers, one module per group of commands, run through one NoneBot
-matcher (``dispatch``: one rule check per event instead of one per command)."""
+matcher (``internals/dispatch.py``: one rule check per event instead of one per command)
+unless ``PAIZHUO_FAST_DISPATCH=false``."""
 
-from plugins.paizhuo.matchers import dispatch, history, info, namespace, play, private, table
+from plugins.paizhuo.internals import dispatch, fast_dispatch
+from plugins.paizhuo.matchers import history, info, namespace, play, private, table
 
-dispatch.adopt({namespace.namespace_cmd: {namespace.NAMESPACE}})
+dispatch.adopt({namespace.namespace_cmd: {namespace.NAMESPACE}}, take_out=fast_dispatch())
 
-__all__ = ["dispatch", "history", "info", "namespace", "play", "private", "table"]
+__all__ = ["history", "info", "namespace", "play", "private", "table"]

@@ -22,7 +22,7 @@ from nonebot.rule import Rule, TrieRule
 from nonebot.typing import T_State
 
 from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.matchers import dispatch
+from plugins.paizhuo.internals import dispatch
 
 NAMESPACE = "牌桌"
 NAMESPACED = "paizhuo_namespaced"

@@ -13,7 +13,7 @@ from engine.cards import NotationError, parse_cards
 from engine.readings import trailing_type_word
 from plugins.paizhuo.actions import basics, turns
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.matchers import dispatch
+from plugins.paizhuo.internals import dispatch
 from plugins.paizhuo.messaging import chatter, deliver
 from plugins.paizhuo.tables import REGISTRY
 

@@ -14,7 +14,7 @@ from nonebot.rule import Rule, is_type
 
 from plugins.paizhuo.actions import turns
 from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.matchers import dispatch
+from plugins.paizhuo.internals import dispatch
 from plugins.paizhuo.matchers.play import parse_move, strip_prefix
 from plugins.paizhuo.messaging import chatter, deliver, private
 

@@ -4,8 +4,8 @@ parameters.
 NoneBot solves a rule's or handler's parameters (``bot``, ``event``, ``state`` …) each in
 its own task, twice per call (a check and a solve, one task group each); under load each
 of those task switches waits its turn on the busy event loop. The bot's own adapter
-(``guard.GuardedAdapter``) handles every event inside :func:`handling`, so the
-dispatchers' rules (``matchers/dispatch.py``) can read the event from here and take no
+(``internals/adapter.py``, ``GuardedAdapter``) handles every event inside :func:`handling`, so the
+dispatchers' rules (``dispatch.py``) can read the event from here and take no
 parameters at all. Under another adapter (the plugin added to an existing bot) there is
 no scope and the dispatchers take their parameters as usual.
 """

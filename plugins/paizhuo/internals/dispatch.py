@@ -18,6 +18,11 @@ exactly as before; the moves and private answers (a rule the prefilter decides, 
 
 The event goes on to other plugins' matchers unless one of ours handled it (each of ours
 blocks), as before.
+
+With ``PAIZHUO_FAST_DISPATCH=false`` (or NoneBot's internals changed, see
+``internals/__init__.py``) :func:`adopt` is called with ``take_out=False``: the matchers
+stay registered, NoneBot runs them as any plugin's, and only the per-sender command limit
+is kept, by a run preprocessor (:func:`_command_limit_when_registered`).
 """
 
 from __future__ import annotations
@@ -30,13 +35,13 @@ from typing import Any
 from nonebot import get_driver, logger, on_message
 from nonebot.adapters import Event
 from nonebot.consts import CMD_KEY, PREFIX_KEY
-from nonebot.exception import StopPropagation
+from nonebot.exception import IgnoredException, StopPropagation
 from nonebot.matcher import Matcher, current_bot, current_event, current_matcher, matchers
-from nonebot.message import check_and_run_matcher, event_preprocessor
+from nonebot.message import check_and_run_matcher, event_preprocessor, run_preprocessor
 from nonebot.rule import CommandRule, IsTypeRule, Rule, TrieRule
 from nonebot.typing import T_State
 
-from plugins.paizhuo import scope
+from plugins.paizhuo.internals import scope
 
 PLUGIN_MODULE = "plugins.paizhuo"
 CANDIDATES = "paizhuo_candidates"
@@ -58,6 +63,8 @@ refusals are limited on their own, and an accepted one is the game going on)."""
 _direct: dict[type[Matcher], tuple[type, Callable[..., Awaitable[Any]]]] = {}
 """Matchers run by calling their one handler ``(bot, event)`` directly (see :func:`adopt`),
 with the bot type the handler takes."""
+ADOPTED = False
+"""Whether the plugin's matchers were taken out of NoneBot's registry (fast dispatch)."""
 
 
 def ours(matcher: type[Matcher] | Matcher) -> bool:
@@ -135,7 +142,8 @@ def _direct_handler(matcher: type[Matcher]) -> tuple[type, Callable[..., Awaitab
     return bot_type, call
 
 
-def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
+def adopt(extra_words: dict[type[Matcher], set[str]] | None = None,
+          take_out: bool = True) -> None:
     """Take the plugin's matchers out of NoneBot's registry and index them: by command
     word (``extra_words`` adds words to a matcher that has no command rule of its own,
     e.g. the ``/牌桌 <命令>`` namespace), the others with their prefilter. A message
@@ -143,16 +151,22 @@ def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
     ``(bot, event)`` — the moves and the private answers, most of the traffic — is run
     by calling that handler (the dispatcher itself went through NoneBot's run
     preprocessors); the others through NoneBot. Call once, after every matcher module
-    is imported."""
+    is imported. ``take_out=False`` (fast dispatch off): only list them in ``OURS``
+    (the namespace ``/牌桌 <命令>`` runs them from there), leaving them registered."""
+    global ADOPTED
     extra = extra_words or {}
     found = []
     for priority in sorted(matchers):
         for matcher in list(matchers[priority]):
             if (ours(matcher) and matcher not in DISPATCHERS.values()
                     and matcher.type == "message" and not matcher.temp):
-                matcher.destroy()
+                if take_out:
+                    matcher.destroy()
                 found.append(matcher)
     OURS[:] = found
+    ADOPTED = take_out
+    if not take_out:
+        return
     _rank.clear()
     _rank.update({m: i for i, m in enumerate(found)})
     _by_word.clear()
@@ -175,6 +189,26 @@ def adopt(extra_words: dict[type[Matcher], set[str]] | None = None) -> None:
         DISPATCHERS[priority] = dispatcher
     if scope.provided:
         use_scopes()
+
+
+@run_preprocessor
+async def _command_limit_when_registered(state: T_State) -> None:
+    """With the plugin's matchers registered (fast dispatch off): the per-sender command
+    limit the dispatchers apply (:func:`_within_command_limit`), decided once per event by
+    the first matcher of ours that runs; over the limit, each of ours ignores the event."""
+    if ADOPTED:
+        return
+    matcher = current_matcher.get()
+    if not ours(matcher):
+        return
+    holder = state.get(HOLDER)
+    if holder is None:
+        holder = state[HOLDER] = {}
+    if "allowed" not in holder:
+        holder["allowed"] = _within_command_limit(current_bot.get(), current_event.get(),
+                                                  type(matcher))
+    if not holder["allowed"]:
+        raise IgnoredException("sender over the command limit")
 
 
 def use_scopes(on: bool = True) -> None:
