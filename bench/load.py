@@ -108,7 +108,7 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
             for p in players:
                 await sim.group_message(gid, p.user_id, "/继续")
             continue
-        if "轮到" not in msg.text:
+        if "轮到 @" not in msg.text:
             continue
         who = [u for u in msg.at if u in ids]
         if not who:
@@ -124,7 +124,7 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
             except TimeoutError:
                 fails[0] += 1
                 break
-            refused = answer.at == [player.user_id] and "轮到" not in answer.text
+            refused = answer.at == [player.user_id] and "轮到 @" not in answer.text
             if refused:
                 continue
             lat.append(t1 - t0)

@@ -111,7 +111,7 @@ class TableRun:
                 answer = await self._reply(mark)
                 if answer is None:
                     break
-                if answer.at == [player.user_id] and "轮到" not in answer.text:
+                if answer.at == [player.user_id] and "轮到 @" not in answer.text:
                     continue  # refused (a stale hand): try the next candidate
                 self.latencies.append((posted, answer.time - posted))
                 self.moves += 1

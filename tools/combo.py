@@ -422,7 +422,7 @@ class Combo:
 
     def _refused(self, out: list[Sent], g: int, user: int) -> bool:
         group_posts = [s for s in out if s.kind == "group" and s.target == g]
-        return bool(group_posts) and group_posts[0].at == [user] and "轮到" not in group_posts[0].text
+        return bool(group_posts) and group_posts[0].at == [user] and "轮到 @" not in group_posts[0].text
 
     def _check_refusal(self, g: int, user: int, probe: str, key: str, out: list[Sent]) -> None:
         """A refused probe's group text must be a function of the typed text and the public

@@ -307,6 +307,6 @@ async def plain_move(sim: OneBotSim, db: Path, t: Table) -> list[tuple[int, int,
         await sim.group_message(t.group, p.user_id, text)
         reply = await sim.wait_for(lambda s: s.kind == "group" and s.target == t.group, since=since)
         await sim.wait_idle(quiet=0.1)
-        if not (reply.at == [p.user_id] and "轮到" not in reply.text):
+        if not (reply.at == [p.user_id] and "轮到 @" not in reply.text):
             return sent
     return sent
