@@ -105,3 +105,24 @@ def sends_ordered_per_conversation(monkeypatch):
     another conversation; within a conversation, and for every other call, the order
     stays strict."""
     nonebug_internals.reorder_expected_sends(monkeypatch, _conversation)
+
+
+@pytest.fixture
+def unexpected_calls_fail(monkeypatch: pytest.MonkeyPatch):
+    """A call that no test expects fails the test (nonebug raises it in the send worker,
+    where it would otherwise vanish)."""
+    from nonebug.mixin.call_api import ApiContext
+
+    failures: list[str] = []
+    original = ApiContext.got_call_api
+
+    def checked(self, adapter, api, **data):
+        try:
+            return original(self, adapter, api, **data)
+        except pytest.fail.Exception as err:
+            failures.append(str(err))
+            raise
+
+    monkeypatch.setattr(ApiContext, "got_call_api", checked)
+    yield
+    assert not failures, failures

@@ -42,27 +42,8 @@ from plugins.paizhuo.games.base import SeatView
 from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 
 USERS = (A, B, C, D)
-
-
-@pytest.fixture(autouse=True)
-def unexpected_calls_fail(monkeypatch: pytest.MonkeyPatch):
-    """A call that does not match what a test expects fails the test. (nonebug reports it
-    by raising inside the send worker, where it would otherwise vanish.)"""
-    from nonebug.mixin.call_api import ApiContext
-
-    failures: list[str] = []
-    original = ApiContext.got_call_api
-
-    def checked(self, adapter, api, **data):
-        try:
-            return original(self, adapter, api, **data)
-        except pytest.fail.Exception as err:
-            failures.append(str(err))
-            raise
-
-    monkeypatch.setattr(ApiContext, "got_call_api", checked)
-    yield
-    assert not failures, failures
+pytestmark = pytest.mark.usefixtures("unexpected_calls_fail")
+"""A call that does not match what a test expects fails the test (conftest)."""
 
 
 class Anonymous(Has):

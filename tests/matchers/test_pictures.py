@@ -362,27 +362,6 @@ async def test_picture_table_setting_and_end_summary(app: App, pictures, drawn_i
     assert off_the_loop(drawn_in["draw_table"]) and off_the_loop(drawn_in["draw_details"])
 
 
-@pytest.fixture
-def unexpected_calls_fail(monkeypatch: pytest.MonkeyPatch):
-    """A call that no test expects fails the test (nonebug raises it in the send worker,
-    where it would otherwise vanish)."""
-    from nonebug.mixin.call_api import ApiContext
-
-    failures: list[str] = []
-    original = ApiContext.got_call_api
-
-    def checked(self, adapter, api, **data):
-        try:
-            return original(self, adapter, api, **data)
-        except pytest.fail.Exception as err:
-            failures.append(str(err))
-            raise
-
-    monkeypatch.setattr(ApiContext, "got_call_api", checked)
-    yield
-    assert not failures, failures
-
-
 async def test_g4_a_private_answer_posts_no_table_picture(app: App, pictures,
                                                           unexpected_calls_fail) -> None:
     """With 图片桌面 on, a spy's private 明/暗 answer (Z-9) sends the group nothing — no
