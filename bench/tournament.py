@@ -113,7 +113,7 @@ class Hard(Computer):
     """困难: :func:`engine.ai.search.search_decide` with ``samples`` deals per candidate,
     seeded by the deal and move number."""
 
-    samples = 8
+    samples = 16
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__()

@@ -25,6 +25,8 @@ from itertools import islice
 from typing import Any
 
 from engine.ai.endgame import sure_line
+from engine.ai.inference import Evidence
+from engine.ai.rollout import clone, playout
 from engine.ai.simple import PASS, Action
 from engine.ai.strategy import decide
 from engine.ai.view import View, view_of
@@ -34,17 +36,11 @@ from engine.moves import cards_for, generator
 CANDIDATES = 8
 """Moves compared per decision at most (the planner's choice first)."""
 
+SAMPLE_TRIES = 24
+"""Deals drawn per sample at most when weighing them by what passes and bids said."""
+
 CONFIDENCE = 1.0
 """Standard errors by which another move must beat the planner's choice to be taken."""
-
-ROLLOUT_LINE_LIMIT = 600
-"""Plays a rollout's decisions search for a sure way out (less than 普通's own)."""
-
-ROLLOUT_LINE_CARDS = 8
-"""Rollouts look for a sure way out only with this many cards or fewer in hand."""
-
-ROLLOUT_MOVES = 2000
-"""A rollout stops after this many moves (never reached in practice)."""
 
 
 def game_from_json(data: dict) -> Any:
@@ -94,10 +90,15 @@ def _must_be_spy(game: Any, seat: int) -> list[int]:
     return out
 
 
-def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50) -> Any:
+def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
+                 evidence: Evidence | None = None) -> Any:
     """A copy of ``game`` whose other hands (and cards out of play) are dealt at random
     from the cards ``seat`` has not seen, keeping every count and the public facts of the
-    module doc. Reads only what ``seat`` may know."""
+    module doc. Reads only what ``seat`` may know.
+
+    With ``evidence`` (what passes and bids said, :class:`~engine.ai.inference.Evidence`)
+    a deal is kept with the probability of its :meth:`~engine.ai.inference.Evidence.weight`
+    (rejection sampling); after ``tries`` deals the most likely one seen is kept."""
     data = game.to_json()
     kind = type(game).__name__
     players = game.players
@@ -113,15 +114,31 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50) -> A
     counts = {s: len(game.hands[s]) for s in others}
     spies = _must_be_spy(game, seat)
     spy_cards = set(getattr(game, "spy_cards", ()))
+    if evidence is not None and evidence.empty():
+        evidence = None
     hands: dict[int, list[int]] = {}
+    best: tuple[float, dict[int, list[int]]] | None = None
     for _ in range(tries):
         rng.shuffle(pool)
         rest = list(pool)
-        hands = {}
+        deal: dict[int, list[int]] = {}
         for s in others:
-            hands[s], rest = sorted(rest[:counts[s]]), rest[counts[s]:]
-        if all(spy_cards.intersection(hands[s]) for s in spies):
+            deal[s], rest = sorted(rest[:counts[s]]), rest[counts[s]:]
+        if not all(spy_cards.intersection(deal[s]) for s in spies):
+            if best is None:
+                hands = deal
+            continue
+        if evidence is None:
+            hands = deal
             break
+        w = evidence.weight(deal, game.rules)
+        if best is None or w > best[0]:
+            best = (w, deal)
+        if rng.random() < w:
+            best = (w, deal)
+            break
+    if best is not None:
+        hands = best[1]
     new_hands = [list(h) for h in data["hands"]]
     for s, h in hands.items():
         new_hands[s] = h
@@ -180,29 +197,9 @@ def _legal(game: Any, seat: int, cards: tuple[int, ...], play: Play) -> bool:
     return True
 
 
-def _apply(game: Any, seat: int, action: Action) -> None:
-    if action.kind == "pass":
-        game.pass_turn(seat)
-    else:
-        game.play_reading(seat, list(action.cards), action.reading)
-
-
-def _rollout(world: Any, seat: int, action: Action) -> float:
-    """Points of ``seat`` after ``action`` and the planner everywhere to the end."""
-    _apply(world, seat, action)
-    for _ in range(ROLLOUT_MOVES):
-        if world.over:
-            break
-        s = world.turn
-        _apply(world, s, decide(view_of(world, s), tuple(world.protected()),
-                                line_limit=ROLLOUT_LINE_LIMIT, line_cards=ROLLOUT_LINE_CARDS))
-    if not world.over:
-        return 0.0
-    return float(world.result["points"][seat])
-
-
 def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
-                  stop: Callable[[], bool] | None = None) -> Action:
+                  stop: Callable[[], bool] | None = None, use_evidence: bool = True
+                  ) -> Action:
     """困难's action for ``seat`` in the game saved as ``state`` (its ``to_json``),
     whose turn it is: see the module doc. ``samples`` deals are played out for each
     candidate (cost ≈ samples × candidates rollouts). Deterministic in ``seed``.
@@ -220,15 +217,18 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     if len(cands) == 1 or samples <= 0:
         return first
     rng = random.Random(seed)
+    evidence = Evidence(game, seat) if use_evidence else None
     rows: list[list[float]] = []
     for _ in range(samples):
-        world_seed = rng.getrandbits(32)
+        if stop is not None and stop():
+            break
+        world = sample_world(game, seat, random.Random(rng.getrandbits(32)),
+                             tries=SAMPLE_TRIES, evidence=evidence)
         points = []
         for action in cands:
             if stop is not None and stop():
                 break
-            world = sample_world(game, seat, random.Random(world_seed))
-            points.append(_rollout(world, seat, action))
+            points.append(playout(clone(world), seat, action))
         if len(points) < len(cands):
             break  # out of time: a sample counts only when every candidate played it
         rows.append(points)

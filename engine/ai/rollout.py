@@ -1,0 +1,235 @@
+"""困难's rollouts: a fast greedy player for the sampled deals (RULES.md G-6 search).
+
+A rollout plays a sampled deal (every hand known: it is one guess at the hidden cards)
+to the end, so the player used inside it must be cheap — 困难 compares several candidate
+moves on many sampled deals within a few hundred milliseconds. :func:`quick_action` is
+the planner's idea (:mod:`engine.ai.plan`) reduced to what can be memoised on packed rank
+counts (:mod:`engine.movegen`):
+
+* **Lead** — the whole hand when it is one play, else the weakest group of the hand's
+  plan (low ranks first, chains and sets before singles, bombs kept); against an
+  opponent about to go out (1–2 cards), a group they could not follow by size.
+* **Follow** — go out when a follow empties the hand; let the partner's play stand;
+  against an opponent about to go out, beat with anything (bombs included); otherwise
+  beat only with a follow that does not make the hand's plan longer and spends no top
+  card (unless the hand is small). 把一必拦 (S-4) is obeyed: when passing is refused,
+  the cheapest follow.
+
+The choices for a hand are cached by ``(rules, packed hand, play to beat)``, so the many
+rollouts of one decision share the work. :func:`clone` copies a game in its play phase
+without a JSON round trip. Pure and deterministic (no randomness, no clock).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from functools import lru_cache
+from itertools import islice
+from typing import Any
+
+from engine.ai.plan import plan_hand, shape_of
+from engine.ai.simple import PASS, Action
+from engine.ai.strategy import _plan_size, _plays_of
+from engine.errors import MoveError
+from engine.movegen import Play, pack_cards, pack_counts, reading_of_json, unpack
+from engine.moves import cards_for, generator
+from engine.readings import Reading
+
+ROLLOUT_MOVES = 2000
+"""A rollout stops after this many moves (never reached in practice)."""
+
+FOLLOWS_LOOKED_AT = 40
+"""Follows a rollout player looks at per decision (cheapest first)."""
+
+FOLLOWS_WEIGHED = 8
+"""Of those, the follows without a bomb whose effect on the hand's plan is weighed."""
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def clone(game: Any) -> Any:
+    """A copy of ``game`` (a climbing game in its play phase) that playing on does not
+    touch: every list and dict field is copied one level deep — play replaces a seat's
+    hand and appends to the log, it never edits an inner list."""
+    cls = type(game)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    new = object.__new__(cls)
+    for name in names:
+        value = getattr(game, name)
+        if isinstance(value, list):
+            value = list(value)
+        elif isinstance(value, dict):
+            value = dict(value)
+        object.__setattr__(new, name, value)
+    return new
+
+
+def sides(game: Any) -> list[int]:
+    """Each seat's side in a (sampled, fully known) deal: seats with the same number
+    play together (抓特务 spies / civilians, 挖坑 farmers against the digger, 手把一
+    everyone for themselves)."""
+    kind = type(game).__name__
+    if kind == "ZGame":
+        return [1 if r == "spy" else 0 for r in game.roles]
+    if kind == "WGame":
+        return [1 if s == game.digger else 0 for s in range(game.players)]
+    return list(range(game.players))
+
+
+@lru_cache(maxsize=100_000)
+def lead_choice(rules: Any, hand: int, short: int) -> Play:
+    """The rollout lead of the packed ``hand`` (see the module doc); ``short`` is the
+    fewest cards an active opponent holds (99 when none is short)."""
+    gen = generator(rules)
+    shape = shape_of(rules)
+    counts = list(unpack(hand))
+    whole = [p for p in _plays_of(gen, hand, counts, hand, sum(counts)) if not p[1].bomb]
+    if whole:
+        return whole[0]
+    weight = shape.weight
+    options: list[tuple[tuple, Play]] = []
+    for g in plan_hand(counts, shape):
+        if g.kind == "bomb":
+            continue
+        plays = [p for p in _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
+                 if not p[1].bomb]
+        if not plays:
+            continue
+        play = next((p for p in plays if p[1].kind == g.kind), plays[0])
+        low = weight[g.ranks[0]]
+        if play[1].kind != "single":
+            low -= 1.5 * len(g.ranks) + 0.5 * (g.width - 1)
+        options.append(((low, -play[1].size), play))
+    if not options:
+        return next(p for p in gen.iter_leads(hand))
+    options.sort(key=lambda o: o[0])
+    if short <= 2:
+        fitting = [o for o in options if o[1][1].size != short
+                   or o[1][1].kind not in ("single", "pair")]
+        if fitting:
+            return fitting[0][1]
+        return options[-1][1]
+    return options[0][1]
+
+
+@lru_cache(maxsize=64)
+def _top_ranks(rules: Any) -> tuple[int, ...]:
+    """The ranks a cheap follow does not spend: the three highest (手把一: the highest,
+    S-6 makes a joker kept in hand costly)."""
+    weight = shape_of(rules).weight
+    top = sorted(range(15), key=lambda r: weight[r])[-3:]
+    return tuple(top[:1]) if type(rules).__name__ == "SRules" else tuple(top)
+
+
+@lru_cache(maxsize=200_000)
+def follow_choice(rules: Any, hand: int, to_beat: Reading) -> tuple[Play | None, Play | None,
+                                                                  bool, Play | None]:
+    """What the packed ``hand`` can do against ``to_beat``: ``(going out, the best
+    follow without a bomb, whether that follow is cheap — the plan gets no longer and no
+    top card is spent — the lowest bomb)``; ``None`` where there is none."""
+    gen = generator(rules)
+    shape = shape_of(rules)
+    counts = unpack(hand)
+    base = _plan_size(counts, shape)
+    top = _top_ranks(rules)
+    best: tuple[tuple, Play] | None = None
+    bomb: Play | None = None
+    weighed = 0
+    for p in islice(gen.iter_follows(hand, to_beat), FOLLOWS_LOOKED_AT):
+        if p[0] == hand:
+            return p, None, False, None
+        if p[1].bomb:
+            bomb = bomb or p
+            continue
+        if weighed >= FOLLOWS_WEIGHED:
+            continue
+        weighed += 1
+        pc = unpack(p[0])
+        rest = tuple(counts[r] - pc[r] for r in range(15))
+        delta = _plan_size(rest, shape) - (base - 1)
+        control = any(pc[r] for r in top)
+        key = (delta, control, p[1].key)
+        if best is None or key < best[0]:
+            best = (key, p)
+    if best is None:
+        return None, None, False, bomb
+    (delta, control, _key), play = best
+    cheap = delta <= 0 and (not control or sum(counts) <= 8)
+    return None, play, cheap, bomb
+
+
+def _act(game: Any, seat: int, play: Play) -> Action:
+    return Action("play", tuple(cards_for(play, game.hands[seat], game.protected())), play[1])
+
+
+def quick_action(game: Any, seat: int, side: list[int]) -> Action:
+    """The rollout player's action for ``seat`` (whose turn it is) in a fully known
+    ``game``; ``side`` as :func:`sides` gives it. Legal (the game's own refusals, S-3 /
+    S-4, are checked)."""
+    hand = pack_cards(game.hands[seat])
+    counts = [len(h) for h in game.hands]
+    mine = side[seat]
+    players = game.players
+    if game.lead is None:
+        short = min((counts[s] for s in range(players) if side[s] != mine and counts[s]),
+                    default=99)
+        return _act(game, seat, lead_choice(game.rules, hand, short if short <= 2 else 99))
+    owner = game.lead[0]
+    to_beat = reading_of_json(game.lead[2])
+    may_pass = True
+    if type(game).__name__ == "SGame":
+        try:
+            game.check_pass(seat)
+        except MoveError:
+            may_pass = False
+    left = counts[seat]
+    if (may_pass and side[owner] == mine and counts[owner]
+            and left != to_beat.size and left > 4):
+        return PASS  # the partner's trick, and no follow could empty the hand
+    out, best, cheap, bomb = follow_choice(game.rules, hand, to_beat)
+    choice: Play | None
+    if out is not None:
+        choice = out
+    elif not may_pass:
+        choice = best or bomb
+    elif side[owner] == mine and counts[owner]:
+        choice = None
+    elif counts[owner] <= max(2, to_beat.size) and side[owner] != mine:
+        choice = best or bomb
+    elif cheap:
+        choice = best
+    else:
+        choice = None
+    if choice is None:
+        return PASS
+    action = _act(game, seat, choice)
+    try:
+        game.check_play(seat, list(action.cards), choice[1])
+    except MoveError:  # S-3: never keep a lone joker
+        return PASS if may_pass else action
+    return action
+
+
+def apply(game: Any, seat: int, action: Action) -> None:
+    """Play ``action`` for ``seat`` through the trusted path (it carries its reading)."""
+    if action.kind == "pass":
+        game.pass_turn(seat)
+    else:
+        game.play_reading(seat, list(action.cards), action.reading)
+
+
+def playout(world: Any, seat: int, action: Action) -> float:
+    """Points of ``seat`` after it takes ``action`` in the fully known ``world`` (changed
+    in place) and :func:`quick_action` plays every seat to the end."""
+    apply(world, seat, action)
+    side = sides(world)
+    for _ in range(ROLLOUT_MOVES):
+        if world.over:
+            break
+        s = world.turn
+        apply(world, s, quick_action(world, s, side))
+    if not world.over:
+        return 0.0
+    return float(world.result["points"][seat])
