@@ -5,16 +5,17 @@ a few candidate moves — the planner's own choice, the cheapest legal plays, an
 allowed — by playing each one out on ``samples`` deals of the unseen cards. Each sample
 deals the cards the seat has not seen to the other seats (and out of play) at random, with
 every card count kept and every public fact kept: a 明牌 spy's open hand stays, a spy who
-declared (明 / 明牌) and has played no spy card holds one. (What passes and bids say
-about a hand is not used: a pass may be a choice.) Then every seat plays the rest of the
-game with the planner (普通); the candidate with the best mean points for the seat is
-chosen when it beats the planner's own choice clearly on the same deals (:func:`_pick`),
-else the planner's choice stands.
+declared (明 / 明牌) and has played no spy card holds one. What passes and 挖坑 bids say
+about a hand weighs the deals (:mod:`engine.ai.inference`: a deal that explains them
+badly is redrawn, up to :data:`SAMPLE_TRIES` times). Every candidate is played out on the
+same deal by the fast rollout player (:mod:`engine.ai.rollout`) at every seat; the
+candidate with the best mean points for the seat is chosen when it beats the planner's
+own choice clearly on the same deals (:func:`_pick`), else the planner's choice stands.
 
 Everything is drawn from what the seat knows and from ``seed`` — never from the hidden
 cards in the state — so reshuffling the hidden cards (consistently with what the seat saw)
 never changes the decision. Pure and deterministic; the time bound is the caller's
-(``samples``), the worker pool lives in the chat layer.
+(``samples``, ``stop``), the worker pool lives in the chat layer.
 """
 
 from __future__ import annotations
@@ -198,15 +199,17 @@ def _legal(game: Any, seat: int, cards: tuple[int, ...], play: Play) -> bool:
 
 
 def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
-                  stop: Callable[[], bool] | None = None, use_evidence: bool = True
-                  ) -> Action:
+                  stop: Callable[[], bool] | None = None, use_evidence: bool = True,
+                  info: dict | None = None) -> Action:
     """困难's action for ``seat`` in the game saved as ``state`` (its ``to_json``),
     whose turn it is: see the module doc. ``samples`` deals are played out for each
     candidate (cost ≈ samples × candidates rollouts). Deterministic in ``seed``.
 
     ``stop`` (the caller's time budget; the engine reads no clock) is asked before each
     rollout: when it says so, the samples completed so far decide (none: the planner's
-    choice)."""
+    choice). ``use_evidence``: weigh the sampled deals by what passes and bids said
+    (:mod:`engine.ai.inference`). ``info``, when given, receives ``candidates`` and
+    ``samples`` (completed) for measurement."""
     game = game_from_json(state)
     view = view_of(game, seat)
     protected = tuple(game.protected())
@@ -232,6 +235,8 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
         if len(points) < len(cands):
             break  # out of time: a sample counts only when every candidate played it
         rows.append(points)
+    if info is not None:
+        info.update(candidates=len(cands), samples=len(rows))
     return cands[_pick(rows)]
 
 

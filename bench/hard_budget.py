@@ -1,0 +1,65 @@
+"""How many sampled deals 困难 finishes within its budget on this machine:
+``python bench/hard_budget.py [--budget-ms 300] [--games 3]``.
+
+Plays ``--games`` self-play games of every game and table size with 普通 and, at every
+decision where 困难 would search (more than one candidate, no sure way out), runs
+:func:`engine.ai.search.search_decide` the way the worker does
+(:func:`plugins.ai_worker.worker_search`: stop at 70% of the budget, wall clock) and
+records the candidates compared, the samples completed and the CPU time. Prints per game
+the median and 10th percentile of samples completed and the CPU per searched decision —
+the figure ``bench/tournament.py --samples`` should match so that its results stand for
+the default budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tournament import CONFIGS, apply, deal_to_play  # noqa: E402
+
+from engine.ai.search import search_decide  # noqa: E402
+from engine.ai.strategy import PlanStrategy  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--budget-ms", type=int, default=300)
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--cap", type=int, default=64, help="samples at most (the worker's)")
+    ns = parser.parse_args()
+    normal = PlanStrategy()
+    print(f"budget {ns.budget_ms} ms (search stops at 70%); {ns.games} games each")
+    print("| 游戏 | 搜索的决定 | 候选 中位 | 补全 中位 | 补全 P10 | CPU/决定 中位 | CPU/决定 最长 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, (kind, players, rules) in CONFIGS.items():
+        samples, cands, cpus = [], [], []
+        for seed in range(ns.games):
+            game = deal_to_play(kind, players, rules, 1000 + seed)
+            while not game.over:
+                seat = game.turn
+                deadline = time.monotonic() + ns.budget_ms * 0.7 / 1000
+                info: dict = {}
+                t = time.process_time()
+                search_decide(game.to_json(), seat, seed, ns.cap,
+                              lambda d=deadline: time.monotonic() >= d, info=info)
+                cpu = time.process_time() - t
+                if info:
+                    samples.append(info["samples"])
+                    cands.append(info["candidates"])
+                    cpus.append(cpu)
+                apply(game, seat, normal.choose(game, seat))
+        samples.sort()
+        print(f"| {name} | {len(samples)} | {statistics.median(cands):.0f} | "
+              f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
+              f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
