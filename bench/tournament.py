@@ -280,6 +280,8 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--first", type=int, default=0,
+                        help="seed of the first deal (extend an earlier run with new deals)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--games", nargs="*", default=list(CONFIGS), help="subset of the configs")
     parser.add_argument("--field", nargs="*", default=["today", "random"],
@@ -289,7 +291,8 @@ def main() -> None:
                         help="困难: deals per candidate")
     ns = parser.parse_args()
     Hard.samples = ns.samples
-    print(f"{ns.deals} duplicate deals per game and opponent field; hero {ns.hero}; 95% CI")
+    print(f"{ns.deals} duplicate deals (seeds {ns.first}–{ns.first + ns.deals - 1}) per game and "
+          f"opponent field; hero {ns.hero}; 95% CI")
     print("| 游戏 | 对手 | 电脑 积分/局 | 电脑 胜率 | 对照 积分/局 | 对照 胜率 | 差 | CPU/决定 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     with ProcessPoolExecutor(ns.jobs) as pool:
@@ -297,7 +300,7 @@ def main() -> None:
             for field in ns.field:
                 t = time.perf_counter()
                 rows = list(pool.map(run_deal, [(name, field, s, ns.hero)
-                                                for s in range(ns.deals)],
+                                                for s in range(ns.first, ns.first + ns.deals)],
                                      chunksize=max(1, min(20, ns.deals // (2 * ns.jobs)))))
                 ai_m, ai_ci = mean_ci([r[0] for r in rows])
                 bs_m, bs_ci = mean_ci([r[2] for r in rows])
