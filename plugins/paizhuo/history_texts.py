@@ -297,6 +297,19 @@ def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView])
     return lines
 
 
+def replayed_end(entry: GameEntry, names: dict[str, str]) -> tuple[GameAdapter, Any, list[SeatView]] | None:
+    """``(adapter, engine at the end, seats)`` of a finished, scored game whose replay
+    re-runs to its end (what its details picture is drawn from); ``None`` otherwise."""
+    adapter = GAMES.get(entry.game)
+    if adapter is None or entry.void:
+        return None
+    rebuilt = _rebuilt(entry, adapter, steps=False)
+    seats = entry_seats(entry, names)
+    if rebuilt is None or rebuilt.final.players != len(seats) or not adapter.is_over(rebuilt.final):
+        return None
+    return adapter, rebuilt.final, seats
+
+
 def replay_text(entry: GameEntry, names: dict[str, str]) -> str:
     """``/对局 N``: the players, the settings that differed from the defaults, every hand
     as dealt, the bottom / buried cards / tribute, every move in order, then the result.

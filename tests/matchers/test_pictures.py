@@ -279,6 +279,22 @@ class IsPicture:
         return file.startswith("base64://") and decode(base64.b64decode(file[9:])).width > 0
 
 
+class ForwardWithPicture:
+    """Equals merged-forward nodes whose first node is one PNG picture (:class:`IsPicture`)
+    and whose other nodes' text contains every part."""
+
+    def __init__(self, *parts: str) -> None:
+        self.has = Has(*parts)
+
+    def __eq__(self, other: object) -> bool:
+        nodes = list(other if isinstance(other, Message) else Message(other))  # type: ignore[arg-type]
+        if not nodes or any(n.type != "node" for n in nodes):
+            return False
+        contents = [Message(n.data["content"]) for n in nodes]
+        text = "\n".join(c.extract_plain_text() for c in contents[1:])
+        return IsPicture() == contents[0] and self.has == Message(text)
+
+
 @pytest.fixture
 def pictures(monkeypatch):
     config = nonebot.get_driver().config
@@ -354,11 +370,16 @@ async def test_picture_table_setting_and_end_summary(app: App, pictures, drawn_i
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
-        expect_group(ctx, "本局结束", "本群第 1 局")
+        # The end rides in the last move's post, no picture after it: the details are
+        # where its last line points, /对局 1, the deal drawn on top of the replay.
+        expect_group(ctx, "本局结束", "本群第 1 局", "/对局 1")
         ctx.should_call_api("send_private_msg", {"user_id": user, "message": Has("出完")},
                             {"message_id": 3})
-        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
-                            {"message_id": 2})
+        ctx.receive_event(bot, gmsg(A, "/对局 1"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_forward_msg", {
+            "group_id": GROUP, "messages": ForwardWithPicture("【第 1 局】手把一", "发牌：", "过程：")},
+            {"message_id": 4})
     assert off_the_loop(drawn_in["draw_table"]) and off_the_loop(drawn_in["draw_details"])
 
 

@@ -10,6 +10,7 @@ from chat_support import (
     B,
     C,
     D,
+    details_pointer,
     expect_details,
     expect_friends,
     expect_group,
@@ -109,9 +110,9 @@ async def test_s6_end_message_multipliers_and_baopei(app: App) -> None:
         ctx.receive_event(bot, gmsg(B, "出 9"))
         expect_group(ctx, "玩家102 先出完，胜", "玩家101 剩 2 张", "玩家103 剩 4 张",
                      "一张没出 ×2", "手里有王 ×4", "应赔 32", "包赔：玩家101", "玩家102 +34",
-                     "玩家101 -34", "玩家103 0")
-        expect_details(ctx, "【手把一】第 1 局详情", "1.玩家101：♠3 ♠Q ♠K")
+                     "玩家101 -34", "玩家103 0", details_pointer(1))
         expect_private(ctx, B, "出完")
+        expect_details(ctx, bot, 1, "1.玩家101：♠3 ♠Q ♠K")
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(A))
     assert (stats.game, stats.losses, stats.points) == ("手把一", 1, -34)
 

@@ -607,7 +607,7 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
     monkeypatch.setattr(announce, "bot_connected", connected_by_hand)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        expect_group(ctx, "这局已结束", "本局结束", "/继续", "本群第 1 局，/对局 1 查看复盘")
+        expect_group(ctx, "这局已结束", "本局结束", "/继续", "本群第 1 局。每人发到的牌和每一手：/对局 1")
         await announce.announce_pending(bot)
     assert await settled_pending() == []
     async with app.test_matcher() as ctx:  # a second connect sends nothing
