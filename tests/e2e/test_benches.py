@@ -77,4 +77,9 @@ def test_message_counts_chat_smallest_size() -> None:
             or line.startswith("| 手把一")]
     assert len(rows) == 10
     one_and_three = [c.strip() for c in rows[0].strip("|").split("|")]
-    assert float(one_and_three[1]) > 0 and float(one_and_three[3].split("（")[0]) > 0
+    assert float(one_and_three[1]) > 0 and float(one_and_three[4].split("（")[0]) > 0
+    # Group posts per decision of a person (start and end included): all-person tables
+    # post once per decision at most.
+    for row in rows[3:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[3]) > 0 and float(cells[6].strip("*")) <= 1.0, row

@@ -1,0 +1,44 @@
+"""One group post per decision of a person at an all-person table, start and end
+included, over consecutive games (the second and third dealt by the last ``/继续``):
+measured in process by ``bench/message_counts.py --chat``'s own table runner, seeded
+deals, every OneBot call counted."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import nonebot
+import pytest
+from nonebot.adapters.onebot.v11 import Adapter
+
+from plugins.paizhuo import accounts
+from plugins.paizhuo.config import reset_plugin_config
+
+
+def bench():
+    path = Path(__file__).resolve().parents[2] / "bench" / "message_counts.py"
+    spec = importlib.util.spec_from_file_location("message_counts", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("args", "seats"), [("手把一 2人", 2), ("挖坑", 3), ("抓特务 三人", 3)])
+async def test_all_person_games_post_at_most_once_per_decision(monkeypatch, args: str,
+                                                               seats: int) -> None:
+    """Three games in a row: the group posts of each game (from the command that deals
+    it to its end message) are no more than the decisions of people in it (moves, private
+    answers, the dealing command) — so ≤ 1.05 per decision, the goal. Before, every game
+    cost one more (its 第 N 局详情 card)."""
+    config = nonebot.get_driver().config
+    monkeypatch.setattr(config, "paizhuo_deal_seed", 1, raising=False)
+    reset_plugin_config()
+    adapter = nonebot.get_adapter(Adapter)
+    monkeypatch.setattr(adapter, "_call_api", adapter._call_api)  # the runner replaces them
+    monkeypatch.setattr(accounts, "bot_for", accounts.bot_for)
+    result = await bench()._chat_table(0, args, seats, 0, {}, games=3, seed=1)
+    assert result["decisions"] > 10
+    assert result["group"] <= result["decisions"], result
+    assert result["group"] / result["decisions"] <= 1.05
+    assert result["cards"] == 0  # no merged-forward card after a game
