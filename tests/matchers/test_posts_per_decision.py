@@ -42,3 +42,34 @@ async def test_all_person_games_post_at_most_once_per_decision(monkeypatch, args
     assert result["group"] <= result["decisions"], result
     assert result["group"] / result["decisions"] <= 1.05
     assert result["cards"] == 0  # no merged-forward card after a game
+
+
+async def test_the_last_continue_is_the_start_post(monkeypatch) -> None:
+    """Between games each ``/继续`` gets its one reply; the last one, which deals, is
+    answered by the start post itself (no 准备好了 reply before it): the deal and the first
+    prompt, which @-mentions the person to act and nobody else."""
+    from chat_support import GROUP, gmsg, recording_bot
+    from history_support import dealt_table, last_play
+    from nonebot.adapters.onebot.v11 import Message
+
+    from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY
+
+    table, last = dealt_table("挖坑", 11, 1)
+    await REGISTRY.save(table)
+    bot, sent = await recording_bot(monkeypatch)
+    user, command = last_play(table, last)
+    await bot.handle_event(gmsg(user, command))
+    assert table.status == FINISHED
+    users = [int(s.user_id) for s in table.seats]
+    for u in users[:-1]:
+        await bot.handle_event(gmsg(u, "/继续"))
+    mark = len(sent.calls)
+    await bot.handle_event(gmsg(users[-1], "/继续"))
+    assert table.status == PLAYING
+    posts = [Message(d["message"]) for api, d in sent.calls[mark:]
+             if api.startswith("send_group") and d["group_id"] == GROUP]
+    assert len(posts) == 1
+    text = posts[0].extract_plain_text()
+    assert "开局！" in text and "轮到 " in text and "准备好了" not in text
+    acting = table.seats[table.adapter.acting_seat(table.engine)].user_id
+    assert [str(seg.data["qq"]) for seg in posts[0] if seg.type == "at"] == [acting]
