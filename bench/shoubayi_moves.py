@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.cards import parse_cards  # noqa: E402
-from engine.readings import Reading  # noqa: E402
-from engine.shoubayi.moves import can_beat, legal_plays  # noqa: E402
-from engine.shoubayi.rules import Counts  # noqa: E402
+from paizhuo_engine.cards import parse_cards  # noqa: E402
+from paizhuo_engine.readings import Reading  # noqa: E402
+from paizhuo_engine.shoubayi.moves import can_beat, legal_plays  # noqa: E402
+from paizhuo_engine.shoubayi.rules import Counts  # noqa: E402
 
 HANDS: dict[str, str] = {
     # Found by hill-climbing the number of leads over 27-card hands: four consecutive

@@ -4,12 +4,12 @@ left, S-3), else the lowest legal play. Built on the exact legal-move generator.
 
 from __future__ import annotations
 
-from engine.ai.simple import PASS, Action
-from engine.cards import rank_of
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.shoubayi.moves import legal_plays
-from engine.shoubayi.rules import counts_of
+from ..cards import rank_of
+from ..errors import MoveError
+from ..shoubayi.game import SGame
+from ..shoubayi.moves import legal_plays
+from ..shoubayi.rules import counts_of
+from .simple import PASS, Action
 
 
 def _cards_for(game: SGame, seat: int, counts: tuple[int, ...]) -> tuple[int, ...]:

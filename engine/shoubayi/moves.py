@@ -1,6 +1,6 @@
 """手把一 legal-move generation on rank multisets (RULES.md S-2, S-3; G-3, G-5).
 
-A hand and a play are *rank multisets* (:data:`~engine.shoubayi.rules.Counts`: 15 counts
+A hand and a play are *rank multisets* (:data:`~paizhuo_engine.shoubayi.rules.Counts`: 15 counts
 by natural rank 0 = 3 … 12 = 2, 13 = 小王, 14 = 大王); plays that differ only in suits are
 one play. Every hand type has one small generator (in the manner of DouZero's move
 generator) yielding ``(play, reading)``; :func:`legal_plays` joins them for a lead or a
@@ -9,10 +9,10 @@ follow and drops the plays the lone-joker rule refuses (S-3). :func:`can_beat` a
 
 Chain positions (S-2): A low 1, 2 low 2, 3 … K = 3 … 13, A high 14; 2 only low, never
 K A 2, no jokers. Chains are keyed by their lowest position, a single 三带一 / 四带二
-group by its natural rank — exactly as :func:`~engine.shoubayi.rules.classify_counts`.
+group by its natural rank — exactly as :func:`~paizhuo_engine.shoubayi.rules.classify_counts`.
 
-:class:`SMoves` is the same generator on packed multisets (:mod:`engine.movegen`) for the
-common interface :mod:`engine.moves`; it is several times faster on big hands (kickers
+:class:`SMoves` is the same generator on packed multisets (:mod:`paizhuo_engine.movegen`) for the
+common interface :mod:`paizhuo_engine.moves`; it is several times faster on big hands (kickers
 are added as integers). :func:`legal_plays` keeps its shape and order for its callers.
 """
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator
 from itertools import repeat
 
-from engine.cards import R2, RA, RBJ, RSJ
-from engine.movegen import (
+from ..cards import R2, RA, RBJ, RSJ
+from ..movegen import (
     SHIFTS,
     UNIT,
     MoveGenerator,
@@ -35,9 +35,9 @@ from engine.movegen import (
     set_plays,
     set_table,
 )
-from engine.movegen import Play as PackedPlay
-from engine.readings import Reading
-from engine.shoubayi.rules import JOKER_PAIR_KEY, Counts, SRules, beats, classify_counts
+from ..movegen import Play as PackedPlay
+from ..readings import Reading
+from .rules import JOKER_PAIR_KEY, Counts, SRules, beats, classify_counts
 
 Play = tuple[Counts, Reading]
 """A play: the rank multiset taken from the hand and the reading it is played as."""
@@ -204,7 +204,7 @@ def legal_plays(hand: Counts, to_beat: Reading | None = None) -> list[Play]:
 
     Leading (``to_beat`` is ``None``): every reading of every sub-multiset except bombs
     (S-3.4: a bomb may not lead; four equal cards lead as 三带一). Following: the readings
-    that beat ``to_beat`` (:func:`~engine.shoubayi.rules.beats`; bombs beat non-bombs).
+    that beat ``to_beat`` (:func:`~paizhuo_engine.shoubayi.rules.beats`; bombs beat non-bombs).
     A multiset with several legal readings (G-5) appears once per reading. Plays that
     would leave the player holding one joker are refused (S-3).
     """
@@ -282,7 +282,7 @@ _JOKER_BITS = 7 * UNIT[RSJ] + 7 * UNIT[RBJ]
 
 class SMoves(MoveGenerator):
     """The 手把一 generator (S-2, S-3) on packed rank multisets for
-    :mod:`engine.moves`: the plays of :func:`legal_plays` as :class:`~engine.movegen.Play`,
+    :mod:`paizhuo_engine.moves`: the plays of :func:`legal_plays` as :class:`~paizhuo_engine.movegen.Play`,
     much faster (kickers are added as packed integers). Plays that would leave a lone
     joker (S-3) are dropped; a bomb never leads (S-3.4)."""
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from nonebot import logger
+from paizhuo_engine.climbing import ClimbingGame, Move
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.zhuatewu.game import ZGame
 
-from engine.climbing import ClimbingGame, Move
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.wakeng.game import WGame
-from engine.zhuatewu.game import ZGame
-from plugins.paizhuo.games.base import GameAdapter
+from .games.base import GameAdapter
 
 VERSION = 1
 

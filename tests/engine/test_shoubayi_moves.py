@@ -13,12 +13,11 @@ from functools import lru_cache
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paizhuo_engine.cards import RBJ, RSJ
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi.moves import can_beat, has_play, legal_plays
+from paizhuo_engine.shoubayi.rules import Counts, beats, classify_counts, counts_of
 from support import cards
-
-from engine.cards import RBJ, RSJ
-from engine.readings import Reading
-from engine.shoubayi.moves import can_beat, has_play, legal_plays
-from engine.shoubayi.rules import Counts, beats, classify_counts, counts_of
 
 Play = tuple[Counts, Reading]
 POS_RANK = (-1, 11, 12, *range(11), 11)  # chain position → natural rank (S-2)

@@ -12,8 +12,8 @@ import nonebot
 import pytest
 from nonebot.adapters.onebot.v11 import Adapter
 
-from plugins.paizhuo import accounts
-from plugins.paizhuo.config import reset_plugin_config
+from nonebot_plugin_paizhuo import accounts
+from nonebot_plugin_paizhuo.config import reset_plugin_config
 
 
 def bench():
@@ -52,7 +52,7 @@ async def test_the_last_continue_is_the_start_post(monkeypatch) -> None:
     from history_support import dealt_table, last_play
     from nonebot.adapters.onebot.v11 import Message
 
-    from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY
+    from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY
 
     table, last = dealt_table("挖坑", 11, 1)
     await REGISTRY.save(table)
