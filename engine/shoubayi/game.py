@@ -16,7 +16,7 @@ from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, ca
 from engine.climbing import ClimbingGame, Move, carried_seat, shape_rule
 from engine.errors import hand_error
 from engine.readings import SHOUBAYI, Reading, Vocabulary
-from engine.shoubayi.rules import SRules, beats, classify, counts_of
+from engine.shoubayi.rules import SRules, beats, classify
 
 WIN, LOSS = "win", "loss"
 
@@ -174,11 +174,13 @@ class SGame(ClimbingGame):
         return after != self.turn and len(self.hands[after]) == 1
 
     def can_beat(self, seat: int) -> bool:
-        """Whether ``seat`` holds a legal play that beats the play on the table."""
-        from engine.shoubayi.moves import can_beat
+        """Whether ``seat`` holds a legal play that beats the play on the table: the
+        game's move generator finds the cheapest follow, or none (S-3, S-4)."""
+        from engine.moves import any_beating
 
         to_beat = self.lead_reading()
-        return to_beat is not None and can_beat(counts_of(self.hands[seat]), to_beat)
+        return to_beat is not None and any_beating(self.hands[seat], self.rules,
+                                                   to_beat) is not None
 
     def report(self, seat: int, left: int) -> int | None:
         """S-4: announce 把一 (one card left)."""

@@ -282,10 +282,11 @@ def test_w4_bombs_and_w7_shaanxi() -> None:
     assert plays_text(legal_follows(hand, sx, two)) == {("3", "single", 13)}
 
 
-def test_s3_packed_generator_equals_the_counts_generator() -> None:
-    """S-3: on the worst 27-card hands the packed generator gives exactly the plays of
-    engine.shoubayi.moves.legal_plays, leading and following."""
-    from engine.shoubayi.moves import legal_plays as counts_plays
+def test_s3_packed_generator_equals_the_reference_generator() -> None:
+    """S-3: on the worst 27-card hands the game's generator gives exactly the plays of
+    the reference generator on rank counts (tests/shoubayi_reference.py), leading and
+    following."""
+    from shoubayi_reference import legal_plays as counts_plays
 
     for text in ("3 4444 5555 6666 7777 8 9 10 J Q K A 2 小王 大王",
                  "3333 4444 5555 6666 7777 8888 9 小王 大王"):
