@@ -21,7 +21,8 @@ WAL mode with ``synchronous=NORMAL`` (a commit survives a killed process):
 
 Then the load case: ``--tables`` tables (default 200) saving concurrently through one
 :class:`db.Store` (default busy timeout), counting ``database is locked`` errors.
-The state saved is a real mid-game 抓特务 table (4 players). Figures go in the README.
+The state saved is a real mid-game 抓特务 table (4 players). Figures go in
+docs/benchmarks.md (引擎、存档、出牌生成、战绩查询).
 """
 
 from __future__ import annotations

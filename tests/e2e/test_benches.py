@@ -1,5 +1,5 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
-figures go to the README, not to assertions): the load benchmark against the real bot
+figures go to docs/benchmarks.md, not to assertions): the load benchmark against the real bot
 and its echo floor (also with table pictures), the CPU per event, the per-move save
 benchmark, the pictures benchmark and the group posts per game as the bot sends them."""
 

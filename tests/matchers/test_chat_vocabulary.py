@@ -1,5 +1,5 @@
 """Each game's own words for its hand types (RULES.md G-5 Decision): every type name that
-RULES.md or the README uses for a game is accepted after the cards in that game, with that
+RULES.md or docs/commands.md uses for a game is accepted after the cards in that game, with that
 game's meaning — 飞机 is 三连 in 抓特务, 三顺 in 挖坑 标准 and a chain of 三带一 in 手把一;
 挖坑 陕西 says 连牌, 对子连牌 and 四条 — and /帮助 <游戏> shows the game's table."""
 
@@ -45,7 +45,7 @@ def following_bomb() -> SGame:
     return game
 
 
-# What RULES.md (Z-4, W-4, W-7, S-3, G-5) and the README call each game's hand types, as
+# What RULES.md (Z-4, W-4, W-7, S-3, G-5) and docs/commands.md call each game's hand types, as
 # (cards, name, the type it means, least cards).
 SPEC: dict[str, list[tuple[str, str, str, int]]] = {
     "抓特务": [("7", "单张", "single", 1), ("77", "对子", "pair", 2), ("777", "三张", "triple", 3),
