@@ -6,18 +6,8 @@ benchmark, the pictures benchmark and the group posts per game as the bot sends 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, timeout: float = 180) -> str:
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    return done.stdout
+from bench_support import run
 
 
 def test_load_benchmark_smallest_size() -> None:
