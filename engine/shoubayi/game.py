@@ -250,6 +250,15 @@ class SGame(ClimbingGame):
         """The previous winner deals and leads the next game (S-4)."""
         return {"winner": self.out[0] if self.out else None}
 
+    # ---- the game as dealt (复盘) ----------------------------------------------------------
+    def as_dealt(self) -> tuple[dict, list[list]]:
+        """:meth:`ClimbingGame.as_dealt`: the hands before the first play with the first
+        leader to act (S-4), no 包赔 watch; no decision comes before the first play."""
+        state = self.json_before_play()
+        leader = self.log[0][0] if self.log else self.turn
+        state.update(hands=self.hands_before_play(), turn=leader, watch=None, baopei=None)
+        return state, []
+
     # ---- persistence ----------------------------------------------------------------------------------
     def to_json(self) -> dict:
         """The whole state as plain JSON-able data."""
