@@ -163,7 +163,7 @@ def bombs(hand: Counts, above: int) -> Iterator[Play]:
 
 Generator = Callable[[Counts, Collection[int], int], Iterator[Play]]
 
-GENERATORS: dict[str, tuple[Generator, int]] = {
+KIND_GENERATORS: dict[str, tuple[Generator, int]] = {
     "single": (singles, 1),
     "pair": (pairs, 2),
     "straight": (straights, 1),
@@ -191,11 +191,11 @@ def legal_plays(hand: Counts, to_beat: Reading | None = None) -> list[Play]:
     would leave the player holding one joker are refused (S-3).
     """
     if to_beat is None:
-        plays = [p for gen, _unit in GENERATORS.values() for p in gen(hand, _ANY_LENGTH, -1)]
+        plays = [p for gen, _unit in KIND_GENERATORS.values() for p in gen(hand, _ANY_LENGTH, -1)]
     else:
         plays = list(bombs(hand, to_beat.key if to_beat.bomb else -1))
-        if not to_beat.bomb and to_beat.kind in GENERATORS:
-            gen, unit = GENERATORS[to_beat.kind]
+        if not to_beat.bomb and to_beat.kind in KIND_GENERATORS:
+            gen, unit = KIND_GENERATORS[to_beat.kind]
             plays += gen(hand, (to_beat.size // unit,), to_beat.key)
     total = sum(hand)
     return [p for p in plays if not _leaves_lone_joker(hand, total, p)]
@@ -235,7 +235,7 @@ def can_beat(hand: Counts, to_beat: Reading) -> bool:
         return (any(hand[r] >= 2 for r in range(max(0, key + 1), 13))
                 or (key < JOKER_PAIR_KEY and hand[RSJ] > 0 and hand[RBJ] > 0))
     if kind in ("straight", "pair_chain"):
-        gen, unit = GENERATORS[kind]
+        gen, unit = KIND_GENERATORS[kind]
         return next(gen(hand, (size // unit,), key), None) is not None
     if kind == "triple_one":
         return next(_windows(hand, 3, size // 4, key), None) is not None
