@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.cards import rank_of  # noqa: E402
-from engine.errors import MoveError  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
-from engine.zhuatewu.rules import ZRules, classify  # noqa: E402
+from paizhuo_engine.cards import rank_of  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules, classify  # noqa: E402
 
 
 def random_game(seed: int, players: int) -> tuple[ZGame, int]:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import insert, text  # noqa: E402
 
-from db.history import (  # noqa: E402
+from paizhuo_db.history import (  # noqa: E402
     game_by_number,
     leaderboard,
     most_played_game,
@@ -31,8 +31,8 @@ from db.history import (  # noqa: E402
     player_history,
     recent_games,
 )
-from db.models import GameRecord, PlayerRecord  # noqa: E402
-from db.store import Store  # noqa: E402
+from paizhuo_db.models import GameRecord, PlayerRecord  # noqa: E402
+from paizhuo_db.store import Store  # noqa: E402
 
 GAMES = ("抓特务", "挖坑", "手把一")
 TABLE_SIZES = {"抓特务": (3, 4), "挖坑": (3,), "手把一": (3, 4)}

@@ -44,14 +44,13 @@ except ValueError:  # run as a script: the plugin needs an initialised NoneBot
         from nonebot.adapters.onebot.v11 import Adapter
 
         nonebot.get_driver().register_adapter(Adapter)
-        nonebot.load_plugin("plugins.paizhuo")
+        nonebot.load_plugin("nonebot_plugin_paizhuo")
 
 from nonebot.adapters.onebot.v11 import Message  # noqa: E402
-
-from plugins.paizhuo.games import GAMES  # noqa: E402
-from plugins.paizhuo.games.base import Say, SeatView  # noqa: E402
-from plugins.paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
-from plugins.paizhuo.tables import now_utc  # noqa: E402
+from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
+from nonebot_plugin_paizhuo.games.base import Say, SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
+from nonebot_plugin_paizhuo.tables import now_utc  # noqa: E402
 
 TABLES = [("抓特务", 3), ("抓特务", 4), ("挖坑", 3), ("手把一", 2), ("手把一", 4), ("手把一", 6)]
 DANGLING = ("，", "、", "；", "：", ",", ";", ":", "|", "｜", "/", "\n", " ")
@@ -147,7 +146,7 @@ class Recorder:
 
 async def _settle(table) -> None:
     """Until the computer players' timer has nothing to do now (PAIZHUO_COMPUTER_DELAY=0)."""
-    from plugins.paizhuo.actions import deadlines
+    from nonebot_plugin_paizhuo.actions import deadlines
 
     for _ in range(100000):
         task = deadlines._timers.get(table.group_id)
@@ -179,12 +178,11 @@ def _moves_of(engine) -> int:
 async def _chat_table(index: int, args: str, seats: int, computers: int, settings: dict,
                       games: int, seed: int) -> dict[str, float]:
     from nonebot.adapters.onebot.v11 import Adapter, Bot
-
-    from plugins.paizhuo import accounts
-    from plugins.paizhuo.actions import commit, computer_seats, seating, turns
-    from plugins.paizhuo.games.base import is_computer
-    from plugins.paizhuo.messaging import private, refusal
-    from plugins.paizhuo.tables import PLAYING, REGISTRY
+    from nonebot_plugin_paizhuo import accounts
+    from nonebot_plugin_paizhuo.actions import commit, computer_seats, seating, turns
+    from nonebot_plugin_paizhuo.games.base import is_computer
+    from nonebot_plugin_paizhuo.messaging import private, refusal
+    from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY
 
     group_id = str(70000 + 100 * seed + index)  # a group of its own
     humans = [f"{group_id}{i}" for i in range(seats - computers)]  # seated at no other table
@@ -250,8 +248,8 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
 
 
 async def _chat(games: int, seed: int) -> None:
-    from db.store import Store
-    from plugins.paizhuo.tables import REGISTRY
+    from nonebot_plugin_paizhuo.tables import REGISTRY
+    from paizhuo_db.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite+aiosqlite:///{tmp}/bench.db")
@@ -260,8 +258,8 @@ async def _chat(games: int, seed: int) -> None:
         print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 群消息（其中详情卡片） | 每步群消息 "
               "| 每步群消息（回答也算一步） | 同上，不算详情卡片 | 私聊 | 两局之间群消息 |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        from plugins.paizhuo.actions import commit
-        from plugins.paizhuo.messaging import Outgoing, plain
+        from nonebot_plugin_paizhuo.actions import commit
+        from nonebot_plugin_paizhuo.messaging import Outgoing, plain
 
         class Counted:  # a table picture (图片桌面), counted instead of drawn
             def __init__(self, group_id: str) -> None:

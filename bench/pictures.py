@@ -29,11 +29,11 @@ import nonebot  # noqa: E402
 
 nonebot.init(paizhuo_font=os.environ.get("PAIZHUO_FONT", ""), log_level="WARNING")
 
-from engine.errors import MoveError  # noqa: E402
-from plugins.paizhuo import pictures, render  # noqa: E402
-from plugins.paizhuo.games import GAMES  # noqa: E402
-from plugins.paizhuo.games.base import SeatView  # noqa: E402
-from plugins.paizhuo.replay import capture  # noqa: E402
+from nonebot_plugin_paizhuo import pictures, render  # noqa: E402
+from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
+from nonebot_plugin_paizhuo.games.base import SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.replay import capture  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
 
 NAMES = ["老王", "小李飞刀", "阿强🍀", "一个名字特别特别长的玩家", "电脑1", "Tom"]
 SEATS = [SeatView(str(10000 + i), name) for i, name in enumerate(NAMES)]

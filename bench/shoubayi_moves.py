@@ -1,7 +1,7 @@
 """手把一 move-generation benchmark: ``python bench/shoubayi_moves.py``.
 
-Times the full enumeration (:func:`engine.moves.legal_plays`) and the S-4 把一必拦
-question "can anything beat it?" (:func:`engine.moves.any_beating`, the cheapest follow
+Times the full enumeration (:func:`paizhuo_engine.moves.legal_plays`) and the S-4 把一必拦
+question "can anything beat it?" (:func:`paizhuo_engine.moves.any_beating`, the cheapest follow
 or none — what :meth:`SGame.can_beat` asks) of the game's one generator, each beside the
 reference generator on rank counts kept for tests (``tests/shoubayi_reference.py``:
 ``legal_plays``, and ``can_beat`` by direct checks) in the same run — leading, and
@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import shoubayi_reference as reference  # noqa: E402
 
-from engine.cards import parse_cards  # noqa: E402
-from engine.movegen import pack_counts  # noqa: E402
-from engine.moves import any_beating, legal_plays  # noqa: E402
-from engine.readings import Reading  # noqa: E402
-from engine.shoubayi.rules import Counts, SRules  # noqa: E402
+from paizhuo_engine.cards import parse_cards  # noqa: E402
+from paizhuo_engine.movegen import pack_counts  # noqa: E402
+from paizhuo_engine.moves import any_beating, legal_plays  # noqa: E402
+from paizhuo_engine.readings import Reading  # noqa: E402
+from paizhuo_engine.shoubayi.rules import Counts, SRules  # noqa: E402
 
 HANDS: dict[str, str] = {
     # Found by hill-climbing the number of leads over 27-card hands: four consecutive

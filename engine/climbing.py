@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import (
+from .cards import (
     RANK_NAMES,
     CardsNotHeld,
     CardSpec,
@@ -27,9 +27,9 @@ from engine.cards import (
     resolve,
     stand_ins,
 )
-from engine.errors import MoveError, hand_error
-from engine.movegen import reading_of_json
-from engine.readings import (
+from .errors import MoveError, hand_error
+from .movegen import reading_of_json
+from .readings import (
     COMMON,
     Hint,
     Reading,
@@ -311,7 +311,7 @@ class ClimbingGame:
 
     def play_reading(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
         """The trusted path: ``seat`` plays ``cards`` as ``reading``, a play taken from
-        the legal-move generator (:mod:`engine.moves`, with :func:`~engine.moves.cards_for`)
+        the legal-move generator (:mod:`paizhuo_engine.moves`, with :func:`~paizhuo_engine.moves.cards_for`)
         whose reading is therefore known — the cards are not classified again and the
         meant reading is kept (G-5).
 

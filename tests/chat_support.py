@@ -13,13 +13,12 @@ from nonebot.adapters.onebot.v11 import (
     PrivateMessageEvent,
 )
 from nonebot.adapters.onebot.v11.event import Sender
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.cards import card
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 from support import cards
-
-from engine.cards import card
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 
 GROUP = 5001
 OTHER_GROUP = 5002

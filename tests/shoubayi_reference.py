@@ -1,25 +1,25 @@
 """The reference 手把一 move generator on rank-count vectors, kept for tests only
 (RULES.md S-2, S-3; G-3, G-5): the game's one generator is
-:class:`engine.shoubayi.moves.SMoves` behind :mod:`engine.moves`; this independent
-implementation (written the other way round: one small generator per hand type on count
+:class:`paizhuo_engine.shoubayi.moves.SMoves` behind :mod:`paizhuo_engine.moves`; this
+independent implementation (written the other way round: one small generator per hand type on count
 tuples, in the manner of DouZero's move generator, and ``can_beat`` by direct checks
 without enumerating) cross-checks it on hands too big for brute force
 (``tests/engine/test_moves.py``) and is the "before" of ``bench/moves_bench.py``.
 
-A hand and a play are *rank multisets* (:data:`~engine.shoubayi.rules.Counts`: 15 counts
-by natural rank 0 = 3 … 12 = 2, 13 = 小王, 14 = 大王). Chain positions (S-2): A low 1,
+A hand and a play are *rank multisets* (:data:`~paizhuo_engine.shoubayi.rules.Counts`:
+15 counts by natural rank 0 = 3 … 12 = 2, 13 = 小王, 14 = 大王). Chain positions (S-2): A low 1,
 2 low 2, 3 … K = 3 … 13, A high 14; 2 only low, never K A 2, no jokers. Chains are keyed
 by their lowest position, a single 三带一 / 四带二 group by its natural rank — exactly as
-:func:`~engine.shoubayi.rules.classify_counts`.
+:func:`~paizhuo_engine.shoubayi.rules.classify_counts`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 
-from engine.cards import R2, RA, RBJ, RSJ
-from engine.readings import Reading
-from engine.shoubayi.rules import JOKER_PAIR_KEY, Counts, beats, classify_counts
+from paizhuo_engine.cards import R2, RA, RBJ, RSJ
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi.rules import JOKER_PAIR_KEY, Counts, beats, classify_counts
 
 Play = tuple[Counts, Reading]
 """A play: the rank multiset taken from the hand and the reading it is played as."""
@@ -186,7 +186,7 @@ def legal_plays(hand: Counts, to_beat: Reading | None = None) -> list[Play]:
 
     Leading (``to_beat`` is ``None``): every reading of every sub-multiset except bombs
     (S-3.4: a bomb may not lead; four equal cards lead as 三带一). Following: the readings
-    that beat ``to_beat`` (:func:`~engine.shoubayi.rules.beats`; bombs beat non-bombs).
+    that beat ``to_beat`` (:func:`~paizhuo_engine.shoubayi.rules.beats`; bombs beat non-bombs).
     A multiset with several legal readings (G-5) appears once per reading. Plays that
     would leave the player holding one joker are refused (S-3).
     """

@@ -24,12 +24,12 @@ from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
-from engine.ai.endgame import sure_line
-from engine.ai.simple import PASS, Action
-from engine.ai.strategy import decide
-from engine.ai.view import View, view_of
-from engine.movegen import Play, pack_cards
-from engine.moves import cards_for, generator
+from ..movegen import Play, pack_cards
+from ..moves import cards_for, generator
+from .endgame import sure_line
+from .simple import PASS, Action
+from .strategy import decide
+from .view import View, view_of
 
 CANDIDATES = 8
 """Moves compared per decision at most (the planner's choice first)."""
@@ -51,14 +51,14 @@ def game_from_json(data: dict) -> Any:
     """The game of a state saved by ``to_json`` (any climbing game: 抓特务 / 挖坑 / 手把一,
     told apart by their fields)."""
     if "spy_cards" in data:
-        from engine.zhuatewu.game import ZGame
+        from ..zhuatewu.game import ZGame
 
         return ZGame.from_json(data)
     if "buried" in data:
-        from engine.wakeng.game import WGame
+        from ..wakeng.game import WGame
 
         return WGame.from_json(data)
-    from engine.shoubayi.game import SGame
+    from ..shoubayi.game import SGame
 
     return SGame.from_json(data)
 

@@ -1,17 +1,17 @@
 """手把一 auto-play (托管 / timeout): pass when following unless 把一必拦 forbids it, then
 the lowest play that beats; when leading, the lowest legal single (a lone joker may never be
 left, S-3), else the lowest legal play. Built on the game's legal-move generator
-(:mod:`engine.moves`); among plays equal in what it compares (kickers of one 三带一 /
+(:mod:`paizhuo_engine.moves`); among plays equal in what it compares (kickers of one 三带一 /
 四带二), the one whose rank counts sort first (the fewest low kickers)."""
 
 from __future__ import annotations
 
-from engine.ai.simple import PASS, Action
-from engine.cards import rank_of
-from engine.errors import MoveError
-from engine.movegen import Play, unpack
-from engine.moves import legal_plays
-from engine.shoubayi.game import SGame
+from ..cards import rank_of
+from ..errors import MoveError
+from ..movegen import Play, unpack
+from ..moves import legal_plays
+from ..shoubayi.game import SGame
+from .simple import PASS, Action
 
 
 def _cards_for(game: SGame, seat: int, play: Play) -> tuple[int, ...]:

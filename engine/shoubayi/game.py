@@ -12,11 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
-from engine.climbing import ClimbingGame, Move, carried_seat, shape_rule
-from engine.errors import hand_error
-from engine.readings import SHOUBAYI, Reading, Vocabulary
-from engine.shoubayi.rules import SRules, beats, classify
+from ..cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
+from ..climbing import ClimbingGame, Move, carried_seat, shape_rule
+from ..errors import hand_error
+from ..readings import SHOUBAYI, Reading, Vocabulary
+from .rules import SRules, beats, classify
 
 WIN, LOSS = "win", "loss"
 
@@ -176,7 +176,7 @@ class SGame(ClimbingGame):
     def can_beat(self, seat: int) -> bool:
         """Whether ``seat`` holds a legal play that beats the play on the table: the
         game's move generator finds the cheapest follow, or none (S-3, S-4)."""
-        from engine.moves import any_beating
+        from ..moves import any_beating
 
         to_beat = self.lead_reading()
         return to_beat is not None and any_beating(self.hands[seat], self.rules,

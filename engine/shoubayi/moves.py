@@ -1,15 +1,16 @@
 """手把一 legal-move generation (RULES.md S-2, S-3; G-3, G-5): :class:`SMoves`, the game's
-one move generator, on packed rank multisets (:mod:`engine.movegen`). Every caller reaches
-it through :mod:`engine.moves` (``legal_plays``, ``iter_plays``, ``any_beating`` … with an
-:class:`~engine.shoubayi.rules.SRules`): the auto-play (:mod:`engine.ai.shoubayi`), the
-S-4 把一必拦 check (:meth:`engine.shoubayi.game.SGame.can_beat`, the cheapest follow or
-none) and the computer players.
+one move generator, on packed rank multisets (:mod:`paizhuo_engine.movegen`). Every
+caller reaches it through :mod:`paizhuo_engine.moves` (``legal_plays``, ``iter_plays``,
+``any_beating`` … with an :class:`~paizhuo_engine.shoubayi.rules.SRules`): the auto-play
+(:mod:`paizhuo_engine.ai.shoubayi`), the S-4 把一必拦 check
+(:meth:`paizhuo_engine.shoubayi.game.SGame.can_beat`, the cheapest follow or none) and
+the computer players.
 
 Plays that differ only in suits are one play. Chain positions (S-2): A low 1, 2 low 2,
 3 … K = 3 … 13, A high 14; 2 only low, never K A 2, no jokers. Chains are keyed by their
 lowest position, a single 三带一 / 四带二 group by its natural rank — exactly as
-:func:`~engine.shoubayi.rules.classify_counts`. Plays that would leave the player holding
-one joker are dropped (S-3); a bomb never leads (S-3.4).
+:func:`~paizhuo_engine.shoubayi.rules.classify_counts`. Plays that would leave the player
+holding one joker are dropped (S-3); a bomb never leads (S-3.4).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import repeat
 
-from engine.cards import R2, RA, RBJ, RSJ
-from engine.movegen import (
+from ..cards import R2, RA, RBJ, RSJ
+from ..movegen import (
     SHIFTS,
     UNIT,
     MoveGenerator,
@@ -32,8 +33,8 @@ from engine.movegen import (
     set_plays,
     set_table,
 )
-from engine.readings import Reading
-from engine.shoubayi.rules import JOKER_PAIR_KEY, SRules, beats
+from ..readings import Reading
+from .rules import JOKER_PAIR_KEY, SRules, beats
 
 _CHAIN_ORDER = (RA, R2, *range(RA + 1))
 """S-2 chain order A 2 3 … K A; index ``i`` is chain position ``i + 1``."""
@@ -45,7 +46,7 @@ _JOKER_BITS = 7 * UNIT[RSJ] + 7 * UNIT[RBJ]
 
 class SMoves(MoveGenerator):
     """The 手把一 generator (S-2, S-3) on packed rank multisets for
-    :mod:`engine.moves` (kickers are added as packed integers). Plays that would leave a
+    :mod:`paizhuo_engine.moves` (kickers are added as packed integers). Plays that would leave a
     lone joker (S-3) are dropped; a bomb never leads (S-3.4)."""
 
     has_bombs = True

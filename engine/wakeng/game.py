@@ -12,11 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import DECK_52, HEART, R4, card, rank_of
-from engine.climbing import ClimbingGame, shape_rule
-from engine.errors import MoveError, hand_error
-from engine.readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
-from engine.wakeng.rules import SCORE_RANKS, WRules, beats, bury_multiplier, classify, forced_three
+from ..cards import DECK_52, HEART, R4, card, rank_of
+from ..climbing import ClimbingGame, shape_rule
+from ..errors import MoveError, hand_error
+from ..readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
+from .rules import SCORE_RANKS, WRules, beats, bury_multiplier, classify, forced_three
 
 DIGGER = "digger"
 FARMER = "farmer"

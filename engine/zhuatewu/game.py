@@ -12,11 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import DECK_54, RA, rank_of
-from engine.climbing import ClimbingGame, carried_seat, shape_rule
-from engine.errors import MoveError, hand_error
-from engine.readings import ZHUATEWU, Reading, Vocabulary
-from engine.zhuatewu.rules import ZRules, beats, classify
+from ..cards import DECK_54, RA, rank_of
+from ..climbing import ClimbingGame, carried_seat, shape_rule
+from ..errors import MoveError, hand_error
+from ..readings import ZHUATEWU, Reading, Vocabulary
+from .rules import ZRules, beats, classify
 
 SPY = "spy"
 CIVILIAN = "civilian"

@@ -11,8 +11,7 @@ from typing import Any
 
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
-
-from db.history import (
+from paizhuo_db.history import (
     CHINA_TZ,
     PERIODS,
     Board,
@@ -24,12 +23,13 @@ from db.history import (
     most_played_game,
     period_start,
 )
-from db.store import Store
-from plugins.paizhuo.games import GAMES, GameAdapter, find_game
-from plugins.paizhuo.games.base import SeatView, UsageError, computer_name, is_computer
-from plugins.paizhuo.names import clean_name
-from plugins.paizhuo.replay import Rebuilt, Step, engine_of, run
-from plugins.paizhuo.tables import now_utc
+from paizhuo_db.store import Store
+
+from .games import GAMES, GameAdapter, find_game
+from .games.base import SeatView, UsageError, computer_name, is_computer
+from .names import clean_name
+from .replay import Rebuilt, Step, engine_of, run
+from .tables import now_utc
 
 PERIOD_TEXT = {"all": "总榜", "week": "本周", "month": "本月"}
 RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}

@@ -22,14 +22,14 @@ from typing import Any, TypeVar
 
 from nonebot import get_driver, logger
 from nonebot.adapters.onebot.v11 import Message
+from paizhuo_engine.cards import rank_of
 
-from engine.cards import rank_of
-from plugins.paizhuo import render
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.forward import forward
-from plugins.paizhuo.games.base import GameAdapter, SeatView
-from plugins.paizhuo.games.climbing import order_play
-from plugins.paizhuo.messaging import Outgoing, plain
+from . import render
+from .config import plugin_config
+from .forward import forward
+from .games.base import GameAdapter, SeatView
+from .games.climbing import order_play
+from .messaging import Outgoing, plain
 
 DRAWING_THREAD = "paizhuo-draw"
 """Name of the one thread every picture is drawn in (a FreeType font is not shared
@@ -221,7 +221,7 @@ def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
     the group could not see while it played. The deal is the one the game's ``replay``
     (captured with its record) starts from; None without a replay (the details would
     only repeat the end message)."""
-    from plugins.paizhuo.history_texts import deal_lines
+    from .history_texts import deal_lines
 
     if replay is None:
         return None
@@ -241,7 +241,7 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
                  end_text: str, replay: dict | None) -> render.DetailsView | None:
     """The details picture's content: the same facts as :func:`details_text`, each
     hand as cards."""
-    from plugins.paizhuo.history_texts import deal_lines, deal_roles, dealt_hands
+    from .history_texts import deal_lines, deal_roles, dealt_hands
 
     if replay is None:
         return None

@@ -104,7 +104,7 @@ def font_path() -> str | None:
     off, texts only) when there is none. Logged once."""
     from nonebot import logger
 
-    from plugins.paizhuo.config import plugin_config
+    from .config import plugin_config
 
     chosen = find_font(plugin_config().paizhuo_font)
     if chosen:

@@ -10,7 +10,7 @@ the events are every later decision in order:
 
 Both are derived from the game's own state at the end (the engines keep every hand, the
 tribute, the bids and the move log): each game rebuilds its deal and the decisions before
-the first play (:meth:`~engine.climbing.ClimbingGame.as_dealt`), this module adds the
+the first play (:meth:`~paizhuo_engine.climbing.ClimbingGame.as_dealt`), this module adds the
 plays. A replay is only saved when re-running it from the deal gives back exactly that
 state. Timeouts and 托管 moves are ordinary events: the
 engine cannot tell them apart, and neither does the replay.
@@ -24,9 +24,10 @@ from typing import Any
 
 from nonebot import logger
 
-from engine.climbing import ClimbingGame, Move
-from engine.errors import MoveError
-from plugins.paizhuo.games.base import GameAdapter
+from paizhuo_engine.climbing import ClimbingGame, Move
+from paizhuo_engine.errors import MoveError
+
+from .games.base import GameAdapter
 
 VERSION = 1
 

@@ -28,7 +28,8 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from engine.cards import rank_of
+from paizhuo_engine.cards import rank_of
+
 from tools.kill_soak import card_problems, norm, read_live, record_counts, replay
 from tools.onebot_sim import BotProcess, OneBotSim, Sent
 from tools.players import SimPlayer, ranks_of

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from engine.cards import (
+from paizhuo_engine.cards import (
     BIG_JOKER,
     SMALL_JOKER,
     CardsNotHeld,

@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.cards import RBJ, RSJ, cards_of_rank, parse_cards, resolve
-from engine.errors import MoveError
-from engine.movegen import KIND_ORDER, Play, pack_counts, unpack
-from engine.moves import (
+from paizhuo_engine.cards import RBJ, RSJ, cards_of_rank, parse_cards, resolve
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.movegen import KIND_ORDER, Play, pack_counts, unpack
+from paizhuo_engine.moves import (
     any_beating,
     cards_for,
     iter_plays,
@@ -34,16 +34,16 @@ from engine.moves import (
     lowest_single,
     turn_plays,
 )
-from engine.readings import Reading
-from engine.shoubayi import rules as srules
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng import rules as wrules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu import rules as zrules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi import rules as srules
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng import rules as wrules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu import rules as zrules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 Counts = tuple[int, ...]
 LONG = pytest.mark.skipif(not os.environ.get("MOVES_LONG"),

@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine import moves
-from engine.cards import RBJ, RSJ
-from engine.movegen import pack_counts, unpack
-from engine.readings import Reading
-from engine.shoubayi.rules import Counts, SRules, beats, classify_counts, counts_of
+from paizhuo_engine import moves
+from paizhuo_engine.cards import RBJ, RSJ
+from paizhuo_engine.movegen import pack_counts, unpack
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi.rules import Counts, SRules, beats, classify_counts, counts_of
 
 Play = tuple[Counts, Reading]
 POS_RANK = (-1, 11, 12, *range(11), 11)  # chain position → natural rank (S-2)
@@ -28,7 +28,7 @@ RULES = SRules()
 
 
 def legal_plays(hand: Counts, to_beat: Reading | None = None) -> list[Play]:
-    """The game's generator (:mod:`engine.moves`) on a rank-count hand, plays as
+    """The game's generator (:mod:`paizhuo_engine.moves`) on a rank-count hand, plays as
     ``(rank counts, reading)``."""
     return [(unpack(p), r) for p, r in moves.legal_plays(pack_counts(hand), RULES, to_beat)]
 

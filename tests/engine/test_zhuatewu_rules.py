@@ -5,10 +5,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from paizhuo_engine.readings import (
+    Reading,
+    ReadingError,
+    choose_follow,
+    choose_lead,
+    split_type_hint,
+)
+from paizhuo_engine.zhuatewu.rules import ZRules, beats, classify
 from support import cards
-
-from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
-from engine.zhuatewu.rules import ZRules, beats, classify
 
 DEFAULT = ZRules()
 

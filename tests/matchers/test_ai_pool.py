@@ -10,16 +10,15 @@ import signal
 
 import pytest
 from ai_pool_support import hang, quick
-
-from engine.ai.levels import NORMAL
-from engine.ai.simple import Action
-from engine.ai.strategy import decide
-from engine.ai.view import view_of
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from plugins.ai_worker import SearchPool
-from plugins.paizhuo import ai_turn
-from plugins.paizhuo.ai_turn import Choice, LeveledStrategy
+from nonebot_plugin_paizhuo import ai_turn
+from nonebot_plugin_paizhuo.ai_turn import Choice, LeveledStrategy
+from paizhuo_ai_worker import SearchPool
+from paizhuo_engine.ai.levels import NORMAL
+from paizhuo_engine.ai.simple import Action
+from paizhuo_engine.ai.strategy import decide
+from paizhuo_engine.ai.view import view_of
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
 
 
 def _normal(g: SGame) -> tuple[list[int], object]:

@@ -10,16 +10,16 @@ from chat_support import GROUP, A, B, C, expect_group, expect_private, expect_re
 from nonebug import App
 from support import cards
 
-from engine.errors import MoveError
-from engine.readings import Vocabulary
-from engine.shoubayi.game import SGame
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.readings import Vocabulary
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 FILLER = "3 4"
 """Cards the leader keeps, so that no play ends the game."""

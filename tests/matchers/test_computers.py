@@ -18,13 +18,12 @@ from chat_support import (
     gmsg,
     make_bot,
 )
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 from nonebug import App
+from paizhuo_engine.zhuatewu.game import ZGame
 from support import cards
-
-from engine.zhuatewu.game import ZGame
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
 
 
 async def open_wakeng(app: App) -> Table:

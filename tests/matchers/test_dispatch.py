@@ -12,10 +12,9 @@ from chat_support import GROUP, A, Has, expect_friends, expect_group, gmsg, make
 from nonebot import on_message
 from nonebot.adapters.onebot.v11 import Bot, MessageEvent
 from nonebot.matcher import matchers
+from nonebot_plugin_paizhuo.internals import dispatch
+from nonebot_plugin_paizhuo.matchers import play, private, table
 from nonebug import App
-
-from plugins.paizhuo.internals import dispatch
-from plugins.paizhuo.matchers import play, private, table
 
 fast_only = pytest.mark.skipif(not dispatch.ADOPTED,
                                reason="fast dispatch off (PAIZHUO_FAST_DISPATCH=false)")
@@ -101,8 +100,7 @@ def scoped(monkeypatch: pytest.MonkeyPatch):
     """Events handled the way the bot's own adapter handles them: each in its scope
     (``scope.py``), with the dispatchers' parameterless rules."""
     import nonebot.message
-
-    from plugins.paizhuo.internals import scope
+    from nonebot_plugin_paizhuo.internals import scope
 
     handle = nonebot.message.handle_event
 

@@ -21,12 +21,11 @@ from chat_support import (
     seat_table,
 )
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY
 from nonebug import App
+from paizhuo_engine.zhuatewu.game import SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 from support import cards
-
-from engine.zhuatewu.game import SPY, ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY
 
 SEED = 777
 
@@ -47,7 +46,7 @@ def at(user: int, text: str = "") -> Message:
 
 async def test_newcomer_takes_the_free_seat_and_tribute_skips_them(app: App, monkeypatch) -> None:
     """Z-8: tribute carries over only among players who played the last game."""
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
     await finished_game(app)
     table = REGISTRY.get(str(GROUP))
     async with app.test_matcher() as ctx:
@@ -78,7 +77,7 @@ async def test_newcomer_takes_the_free_seat_and_tribute_skips_them(app: App, mon
 
 async def test_same_players_keep_the_whole_tribute(app: App, monkeypatch) -> None:
     """Z-8: with the same three players both civilians pay the winning spy."""
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
     await finished_game(app)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

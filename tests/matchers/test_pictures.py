@@ -18,24 +18,23 @@ import pytest
 from chat_support import GROUP, A, B, C, D, Has, expect_group, expect_private, gmsg, make_bot, pmsg
 from history_support import dealt_table, finish, last_play, play_out
 from nonebot.adapters.onebot.v11 import ActionFailed, Message
-from nonebug import App
-from PIL import Image
-
-from engine.errors import MoveError
-from plugins.paizhuo import render
-from plugins.paizhuo.config import reset_plugin_config
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.history_texts import dealt_hands
-from plugins.paizhuo.pictures import (
+from nonebot_plugin_paizhuo import render
+from nonebot_plugin_paizhuo.config import reset_plugin_config
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.history_texts import dealt_hands
+from nonebot_plugin_paizhuo.pictures import (
     DRAWING_THREAD,
     details_text,
     details_view,
     table_view,
     trick_moves,
 )
-from plugins.paizhuo.replay import capture
-from plugins.paizhuo.tables import REGISTRY
+from nonebot_plugin_paizhuo.replay import capture
+from nonebot_plugin_paizhuo.tables import REGISTRY
+from nonebug import App
+from paizhuo_engine.errors import MoveError
+from PIL import Image
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
 NAMED = [SeatView("101", "老王"), SeatView("102", "小李飞刀"), SeatView("103", "阿强🍀"),
@@ -367,9 +366,9 @@ async def test_g4_a_private_answer_posts_no_table_picture(app: App, pictures,
     """With 图片桌面 on, a spy's private 明/暗 answer (Z-9) sends the group nothing — no
     table picture either, whose timing would tell that a spy answered; the picture
     follows the reveal, which the group is told."""
-    from engine.zhuatewu.game import ZGame
-    from engine.zhuatewu.rules import ZRules
-    from plugins.paizhuo.tables import PLAYING, Table, now_utc
+    from nonebot_plugin_paizhuo.tables import PLAYING, Table, now_utc
+    from paizhuo_engine.zhuatewu.game import ZGame
+    from paizhuo_engine.zhuatewu.rules import ZRules
 
     game = next(g for g in (ZGame.deal(4, ZRules(), seed) for seed in range(500))
                 if g.phase == "declare" and len(g.spies()) == 2)
@@ -399,7 +398,7 @@ async def test_texts_are_queued_before_their_picture_is_drawn(app: App, pictures
                                                               monkeypatch) -> None:
     """The announcement does not wait for the table picture: the change's texts are
     queued, then the picture is drawn and queued after them (under the table's lock)."""
-    from plugins.paizhuo.actions import commit
+    from nonebot_plugin_paizhuo.actions import commit
 
     events: list[tuple] = []
     real_submit, real_draw = commit.submit, render.draw_table

@@ -10,16 +10,15 @@ from datetime import timedelta
 
 from chat_support import GROUP, A, B, C, gmsg, pmsg, recording_bot, seat_table
 from nonebot.adapters.onebot.v11 import Message
+from nonebot_plugin_paizhuo import accounts
+from nonebot_plugin_paizhuo.actions import commit, deadlines
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.messaging import Outgoing, plain
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
 from nonebug import App
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 from support import cards
-
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import accounts
-from plugins.paizhuo.actions import commit, deadlines
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.messaging import Outgoing, plain
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
 
 MOVE_LINE = re.compile(r"^(\S+) (出 |过)", re.M)
 
@@ -267,9 +266,9 @@ async def test_no_stale_prompt_when_the_bidding_ends_in_a_run(app: App, monkeypa
     """挖坑, one person and two computer players: the person bids first, both computers
     pass, the person digs: the post ends with the wait for the private bury, not with an
     old 叫分 prompt."""
-    from engine.wakeng.game import WGame
-    from engine.wakeng.rules import WRules
-    from plugins.paizhuo.games import wakeng
+    from nonebot_plugin_paizhuo.games import wakeng
+    from paizhuo_engine.wakeng.game import WGame
+    from paizhuo_engine.wakeng.rules import WRules
 
     monkeypatch.setattr(wakeng, "choose_bid", lambda hand, options, shaanxi: 0)
     seats = [SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"), SeatView("ai:2", "电脑2")]

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 from clock_support import FakeClock
-
-from plugins.paizhuo.send_queue import SendScheduler
+from nonebot_plugin_paizhuo.send_queue import SendScheduler
 
 
 @dataclass
@@ -346,7 +345,7 @@ async def test_an_account_failing_in_several_groups_slows_down_as_a_whole(caplog
                                  on_throttle=lambda s: notices.append(s.current_rate()))
     for grp in ("g1", "g2", "g3", "g4"):
         account.mode[grp] = "fail"
-    with caplog.at_level("WARNING", logger="plugins.paizhuo.send_queue"):
+    with caplog.at_level("WARNING", logger="nonebot_plugin_paizhuo.send_queue"):
         for grp in ("g1", "g2", "g3", "g4"):
             sched.submit(g(grp, "x"))
         await clock.advance(40.0, step=0.5)

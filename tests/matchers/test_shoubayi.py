@@ -18,12 +18,11 @@ from chat_support import (
     gmsg,
     make_bot,
 )
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 from nonebug import App
+from paizhuo_engine.shoubayi.game import SGame
 from support import cards
-
-from engine.shoubayi.game import SGame
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 
 
 async def sby_table(game: SGame) -> Table:
@@ -39,7 +38,7 @@ async def sby_table(game: SGame) -> Table:
 
 
 async def test_open_ended_table_starts_on_kaishi(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 77)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: 77)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局 手把一"))
@@ -118,8 +117,8 @@ async def test_s6_end_message_multipliers_and_baopei(app: App) -> None:
 
 def test_plays_are_shown_in_reading_order() -> None:
     """G-5: the group sees chains from their low end and kickers after the main cards."""
-    from engine.readings import Reading
-    from plugins.paizhuo.games.shoubayi import ShoubayiAdapter
+    from nonebot_plugin_paizhuo.games.shoubayi import ShoubayiAdapter
+    from paizhuo_engine.readings import Reading
 
     adapter = ShoubayiAdapter()
     game = SGame.from_hands([cards("3"), cards("4")])

@@ -21,15 +21,14 @@ from chat_support import (
     make_bot,
     pmsg,
 )
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 from nonebug import App
+from paizhuo_engine.cards import format_cards
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
 from support import cards
-
-from engine.cards import format_cards
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 
 
 async def wakeng_table(game: WGame) -> Table:

@@ -4,7 +4,7 @@ the seat list and capacity of a table, who must decide now (:func:`_actor`, the 
 user a post may @-mention), the end message's game number, the turn time left on a
 re-posted table, the group's settings for a game, and the friend check.
 
-Calls nothing else in :mod:`plugins.paizhuo.actions` (only tables, messaging, runs).
+Calls nothing else in :mod:`nonebot_plugin_paizhuo.actions` (only tables, messaging, runs).
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
-from plugins.paizhuo.games import GameAdapter
-from plugins.paizhuo.games.base import is_computer
-from plugins.paizhuo.messaging import (
+from ..games import GameAdapter
+from ..games.base import is_computer
+from ..messaging import (
     Outgoing,
     call_api,
     group,
 )
-from plugins.paizhuo.runs import only_at
-from plugins.paizhuo.tables import (
+from ..runs import only_at
+from ..tables import (
     REGISTRY,
     Table,
     timer_now,

@@ -24,19 +24,16 @@ from datetime import timedelta
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
 
-from plugins.paizhuo import ordering
-from plugins.paizhuo.actions.automatic import _automatic_move, _next_automatic
-from plugins.paizhuo.actions.basics import _actor, log_event, numbered
-from plugins.paizhuo.actions.deadlines import schedule
-from plugins.paizhuo.games.base import Say, is_computer
-from plugins.paizhuo.messaging import (
+from .. import ordering
+from ..games.base import Say, is_computer
+from ..messaging import (
     Outgoing,
     group,
     plain,
     private,
     submit,
 )
-from plugins.paizhuo.pictures import (
+from ..pictures import (
     Pending,
     end_details,
     later,
@@ -44,13 +41,16 @@ from plugins.paizhuo.pictures import (
     table_picture,
     take_later,
 )
-from plugins.paizhuo.runs import assemble, dump_outs, load_outs
-from plugins.paizhuo.tables import (
+from ..runs import assemble, dump_outs, load_outs
+from ..tables import (
     REGISTRY,
     SaveFailed,
     Table,
     timer_now,
 )
+from .automatic import _automatic_move, _next_automatic
+from .basics import _actor, log_event, numbered
+from .deadlines import schedule
 
 _in_flight: set[str] = set()
 """Games whose end message is being sent by the change that finished them."""

@@ -8,22 +8,22 @@ import unicodedata
 from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
+from paizhuo_db.history import game_by_number, recent_games
+from paizhuo_engine.numbers import parse_int
 
-from db.history import game_by_number, recent_games
-from engine.numbers import parse_int
-from plugins.paizhuo.actions import basics
-from plugins.paizhuo.forward import forward
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.history_texts import (
+from ..actions import basics
+from ..forward import forward
+from ..games import GAMES
+from ..history_texts import (
     board_for,
     board_text,
     games_list_text,
     member_names,
     replay_text,
 )
-from plugins.paizhuo.messaging import deliver_reply, group
-from plugins.paizhuo.pictures import picture, pictures_on
-from plugins.paizhuo.tables import REGISTRY
+from ..messaging import deliver_reply, group
+from ..pictures import picture, pictures_on
+from ..tables import REGISTRY
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)

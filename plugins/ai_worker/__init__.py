@@ -1,5 +1,5 @@
-"""困难's worker processes (:mod:`plugins.paizhuo.ai_turn` uses them): :class:`SearchPool`
-and the function each worker runs. Kept outside the ``plugins.paizhuo`` package: a spawned
+"""困难's worker processes (:mod:`nonebot_plugin_paizhuo.ai_turn` uses them): :class:`SearchPool`
+and the function each worker runs. Kept outside the ``nonebot_plugin_paizhuo`` package: a spawned
 worker imports only this and the engine, never the bot (whose import needs a running
 NoneBot), and the benchmarks use the pool without a bot."""
 
@@ -13,15 +13,15 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from engine.ai.search import search_decide
-from engine.ai.simple import Action
+from paizhuo_engine.ai.search import search_decide
+from paizhuo_engine.ai.simple import Action
 
 SAMPLES_CAP = 64
 """困难 plays at most this many sampled deals per candidate, whatever the budget."""
 
 
 def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action:
-    """:func:`engine.ai.search.search_decide` on ``state`` until 70% of ``budget_ms`` is
+    """:func:`paizhuo_engine.ai.search.search_decide` on ``state`` until 70% of ``budget_ms`` is
     spent (the clock is read here, not in the engine)."""
     deadline = time.monotonic() + budget_ms * 0.7 / 1000
 
