@@ -29,7 +29,6 @@ from collections import Counter
 from pathlib import Path
 
 from paizhuo_engine.cards import rank_of
-
 from tools.kill_soak import card_problems, norm, read_live, record_counts, replay
 from tools.onebot_sim import BotProcess, OneBotSim, Sent
 from tools.players import SimPlayer, ranks_of

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 from clock_support import FakeClock
+
 from nonebot_plugin_paizhuo.send_queue import SendScheduler
 
 
