@@ -91,7 +91,9 @@ def main() -> None:
         result = asyncio.run(load.run(ns.tables, max(ns.moves, 3 * ns.tables), False, ns.think,
                                       script="bench/stages_bot.py",
                                       extra_env={"PAIZHUO_STAGES_OUT": str(out),
-                                                 "PAIZHUO_STAGES_LOOP": ns.loop}))
+                                                 "PAIZHUO_STAGES_LOOP": ns.loop,
+                                                 # the probes time the fast dispatcher
+                                                 "PAIZHUO_FAST_DISPATCH": "true"}))
         data = json.loads(out.read_text())
     moves, echoes, iters = analyse(data)
     print(f"{ns.tables} 桌，思考 {ns.think} 秒，循环 {ns.loop}；播报 p50 {result['p50'] * 1e3:.1f} ms，"
