@@ -11,7 +11,7 @@ preprocessors done → the plugin's first dispatcher rule (plays) / the echo's m
 slower, but countable) it also counts the event loop iterations from the frame to the
 send call, best read on a quiet bot (``--tables 1 --think 0.2``): under load every task
 switch waits behind the other tables' work, so the fewer iterations a play needs, the
-less it waits. Figures go in the README.
+less it waits. Figures go in docs/benchmarks.md (多桌负载).
 """
 
 from __future__ import annotations
