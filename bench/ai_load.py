@@ -21,10 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 from paizhuo_ai_worker import SearchPool  # noqa: E402
 from paizhuo_engine.ai.levels import NORMAL  # noqa: E402
-
-from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 
 MIX = ["抓特务 3 人", "抓特务 4 人", "挖坑 标准", "手把一 3 人", "手把一 4 人"]
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 from paizhuo_engine.ai.endgame import starts_sure_line, sure_line  # noqa: E402
 from paizhuo_engine.ai.levels import choose_action  # noqa: E402
 from paizhuo_engine.ai.search import game_from_json  # noqa: E402
@@ -27,8 +28,6 @@ from paizhuo_engine.ai.simple import Action  # noqa: E402
 from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
 from paizhuo_engine.ai.view import view_of  # noqa: E402
 from paizhuo_engine.moves import cards_for  # noqa: E402
-
-from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 
 OLD = PlanStrategy(sound=False)
 NORMAL = PlanStrategy()

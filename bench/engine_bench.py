@@ -2,7 +2,7 @@
 
 Prints how fast the 抓特务 engine classifies plays, plays whole random games, and saves /
 restores a game as JSON (the work done after every accepted move), plus the size of a
-saved state. Figures go in the README.
+saved state. Figures go in docs/benchmarks.md (引擎、存档、出牌生成、战绩查询).
 """
 
 from __future__ import annotations

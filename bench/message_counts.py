@@ -56,6 +56,7 @@ except ValueError:  # run as a script: the plugin needs an initialised NoneBot
         nonebot.load_plugin("nonebot_plugin_paizhuo")
 
 from nonebot.adapters.onebot.v11 import Message  # noqa: E402
+
 from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
 from nonebot_plugin_paizhuo.games.base import Say, SeatView  # noqa: E402
 from nonebot_plugin_paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
@@ -187,6 +188,7 @@ def _moves_of(engine) -> int:
 async def _chat_table(index: int, args: str, seats: int, computers: int, settings: dict,
                       games: int, seed: int) -> dict[str, float]:
     from nonebot.adapters.onebot.v11 import Adapter, Bot
+
     from nonebot_plugin_paizhuo import accounts
     from nonebot_plugin_paizhuo.actions import commit, computer_seats, seating, turns
     from nonebot_plugin_paizhuo.games.base import is_computer

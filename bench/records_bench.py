@@ -27,6 +27,7 @@ import nonebot  # noqa: E402
 nonebot.init(log_level="WARNING")
 
 from history_support import play_out  # noqa: E402
+
 from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
 from nonebot_plugin_paizhuo.games.base import SeatView  # noqa: E402
 from nonebot_plugin_paizhuo.history_texts import games_list_text, replay_text  # noqa: E402

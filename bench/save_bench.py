@@ -21,7 +21,8 @@ WAL mode with ``synchronous=NORMAL`` (a commit survives a killed process):
 
 Then the load case: ``--tables`` tables (default 200) saving concurrently through one
 :class:`paizhuo_db.Store` (default busy timeout), counting ``database is locked`` errors.
-The state saved is a real mid-game 抓特务 table (4 players). Figures go in the README.
+The state saved is a real mid-game 抓特务 table (4 players). Figures go in
+docs/benchmarks.md (引擎、存档、出牌生成、战绩查询).
 """
 
 from __future__ import annotations
@@ -40,15 +41,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiosqlite  # noqa: E402
+from sqlalchemy import select  # noqa: E402
+from sqlalchemy.exc import OperationalError  # noqa: E402
+from sqlalchemy.ext.asyncio import async_sessionmaker  # noqa: E402
+
 from paizhuo_db.connection import sqlite_pragmas  # noqa: E402
 from paizhuo_db.models import LiveTable  # noqa: E402
 from paizhuo_db.store import Store, _upsert_params, _upsert_statement, encode_state  # noqa: E402
 from paizhuo_engine.errors import MoveError  # noqa: E402
 from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
 from paizhuo_engine.zhuatewu.rules import ZRules  # noqa: E402
-from sqlalchemy import select  # noqa: E402
-from sqlalchemy.exc import OperationalError  # noqa: E402
-from sqlalchemy.ext.asyncio import async_sessionmaker  # noqa: E402
 
 UPSERT = ("INSERT INTO live_tables (group_id, game, state, updated_at) VALUES (?, ?, ?, ?) "
           "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "

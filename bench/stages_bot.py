@@ -35,6 +35,7 @@ runpy.run_path(str(ROOT / "bench" / "echo_bot.py"), run_name="echo_bot")
 import nonebot.adapters.onebot.v11.bot as v11_bot  # noqa: E402
 import nonebot.message as nb_message  # noqa: E402
 from nonebot.adapters.onebot.v11 import Adapter, Bot  # noqa: E402
+
 from nonebot_plugin_paizhuo.actions import commit, turns  # noqa: E402
 from nonebot_plugin_paizhuo.guard import check_startup  # noqa: E402
 from nonebot_plugin_paizhuo.internals import dispatch  # noqa: E402

@@ -54,16 +54,17 @@ Hand = int | Iterable[int]
 """Card ids (G-1) or a packed rank multiset."""
 
 
+GENERATORS: dict[type, type[MoveGenerator]] = {ZRules: ZMoves, WRules: WMoves, SRules: SMoves}
+"""Each game's rule class → its one move generator (``engine.<game>.moves``)."""
+
+
 @lru_cache(maxsize=64)
 def generator(rules: Any) -> MoveGenerator:
     """The generator of the game ``rules`` belongs to, under those settings (cached;
     rule objects are frozen). Raises ``TypeError`` for an unknown rule object."""
-    if isinstance(rules, ZRules):
-        return ZMoves(rules)
-    if isinstance(rules, WRules):
-        return WMoves(rules)
-    if isinstance(rules, SRules):
-        return SMoves(rules)
+    for cls in type(rules).__mro__:
+        if cls in GENERATORS:
+            return GENERATORS[cls](rules)
     raise TypeError(f"no move generator for {type(rules).__name__}")
 
 

@@ -13,12 +13,13 @@ from nonebot.adapters.onebot.v11 import (
     PrivateMessageEvent,
 )
 from nonebot.adapters.onebot.v11.event import Sender
+from support import cards
+
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 from paizhuo_engine.cards import card
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 GROUP = 5001
 OTHER_GROUP = 5002

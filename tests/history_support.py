@@ -7,6 +7,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from chat_support import GROUP
+
 from nonebot_plugin_paizhuo.tables import REGISTRY
 from paizhuo_db import FinishedGame, FinishedPlayer
 from paizhuo_engine.errors import MoveError
@@ -64,6 +65,7 @@ def dealt_table(game_name: str, seed: int, moves_left: int, computers: int = 0) 
     import copy
 
     from chat_support import A, B, C
+
     from nonebot_plugin_paizhuo.games import GAMES
     from nonebot_plugin_paizhuo.games.base import SeatView
     from nonebot_plugin_paizhuo.tables import PLAYING, Table, now_utc

@@ -49,3 +49,18 @@ def test_the_plugin_and_the_engine_import_themselves_relatively() -> None:
                 if m.group(1) == package:
                     found.append(f"{p.relative_to(REPO)}: {m.group(0).strip()}")
     assert found == []
+
+
+def test_the_engine_and_the_store_do_not_import_nonebot() -> None:
+    """engine ← plugins → db: the engine imports neither NoneBot nor the database
+    libraries, the store not NoneBot — so the tests of these two folders do not depend
+    on the NoneBot and adapter versions (.ci/run runs the rest on the lowest ones)."""
+    banned = {"engine": ("nonebot", "sqlalchemy", "alembic", "aiosqlite", "asyncpg"),
+              "db": ("nonebot",)}
+    found = []
+    for folder, names in banned.items():
+        pattern = re.compile(r"^\s*(?:from|import)\s+(" + "|".join(names) + r")\b", re.M)
+        for p in (REPO / folder).rglob("*.py"):
+            found += [f"{p.relative_to(REPO)}: {m.group(0).strip()}"
+                      for m in pattern.finditer(p.read_text(encoding="utf-8"))]
+    assert found == []

@@ -55,7 +55,6 @@ if str(ROOT) not in sys.path:
 
 from paizhuo_engine.cards import parse_cards, rank_of, resolve  # noqa: E402
 from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
-
 from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
 from tools.players import SimPlayer  # noqa: E402
 

@@ -426,6 +426,29 @@ class ZGame(ClimbingGame):
             points[lo] -= stake
         return points
 
+    # ---- the game as dealt (复盘) ----------------------------------------------------------
+    def as_dealt(self) -> tuple[dict, list[list]]:
+        """:meth:`ClimbingGame.as_dealt`: the state with the tribute given but not returned
+        (Z-8; the deal's own step from tribute to declare or play taken), then every 还贡 in
+        giving order and every spy's declaration (Z-9)."""
+        hands = self.hands_before_play()
+        events: list[list] = []
+        for e in self.exchanges:  # undo the returns (Z-8), in giving order
+            if e["returned"] is not None:
+                returned = set(e["returned"])
+                hands[e["receiver"]] = sorted(hands[e["receiver"]] + e["returned"])
+                hands[e["giver"]] = [c for c in hands[e["giver"]] if c not in returned]
+                events.append(["return", e["receiver"], list(e["returned"])])
+        events += [["declare", s, self.declared[s]] for s in self.spies()
+                   if self.declared[s] is not None]
+        state = self.json_before_play()
+        state.update(hands=hands, turn=self.dealer, phase="tribute", stakes=[1] * self.players,
+                     declared=[None] * self.players,
+                     exchanges=[{**e, "returned": None} for e in self.exchanges])
+        dealt = type(self).from_json(state)
+        dealt._advance()
+        return dealt.to_json(), events
+
     # ---- persistence ---------------------------------------------------------------------
     def to_json(self) -> dict:
         """The whole state as plain JSON-able data; :meth:`from_json` restores it exactly."""

@@ -28,6 +28,7 @@ from nonebot.matcher import current_bot, current_event, current_matcher
 from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
+
 from paizhuo_db.store import Store
 
 from . import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)

@@ -1,7 +1,7 @@
 """Several bot accounts (机器人账号): which account answers a command, whose tables a
 process holds, and which account a table's messages and timers go through.
 
-Rules (README, “多个机器人账号”):
+Rules (docs/deployment.md, “多个机器人账号”):
 
 * A table belongs to the account in whose group it was opened (``Table.account``, saved
   with it). Its group and private messages, friend checks and timers go through that

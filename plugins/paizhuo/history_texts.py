@@ -11,6 +11,7 @@ from typing import Any
 
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
+
 from paizhuo_db.history import (
     CHINA_TZ,
     PERIODS,

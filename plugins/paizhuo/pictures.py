@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from nonebot import get_driver, logger
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
+
 from paizhuo_engine.cards import rank_of
 
 from . import render

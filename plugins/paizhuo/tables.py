@@ -20,6 +20,7 @@ from typing import Any
 
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
+
 from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
 from paizhuo_db.store import Store, encode_state

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from nonebot.adapters.onebot.v11 import Bot
+
 from paizhuo_engine.ai.view import seen_elsewhere, unseen_cards
 from paizhuo_engine.cards import RANK_NAMES, rank_of
 

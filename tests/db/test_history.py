@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from sqlalchemy import text
+
 from paizhuo_db import FinishedGame, FinishedPlayer, Store, alembic_config
 from paizhuo_db.history import (
     game_by_number,
@@ -18,7 +20,6 @@ from paizhuo_db.history import (
     player_history,
     recent_games,
 )
-from sqlalchemy import text
 
 T0 = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)  # Monday 12:00 China time
 

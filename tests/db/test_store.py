@@ -11,12 +11,16 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import paizhuo_db.store as store_module
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, delete, func, inspect, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+import paizhuo_db.store as store_module
 from paizhuo_db import (
     FinishedGame,
     FinishedPlayer,
@@ -26,9 +30,6 @@ from paizhuo_db import (
     alembic_config,
 )
 from paizhuo_db.models import Base, GameRecord, LiveTable, PlayerRecord, utcnow
-from sqlalchemy import Connection, delete, func, inspect, select, text
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 CST = timezone(timedelta(hours=8))
 APP_TABLES = {"live_tables", "game_records", "player_records"}

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from paizhuo_db import FinishedGame, FinishedPlayer, Store, alembic_config
-from paizhuo_db.hot import HotSaver
 from sqlalchemy import event, text
 from sqlalchemy.exc import OperationalError
+
+from paizhuo_db import FinishedGame, FinishedPlayer, Store, alembic_config
+from paizhuo_db.hot import HotSaver
 
 SEGMENTS = [{"type": "text", "data": {"text": "本局结束：特务胜\n"}},
             {"type": "at", "data": {"qq": "101"}}]

@@ -1,23 +1,13 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
-figures go to the README, not to assertions): the load benchmark against the real bot
+figures go to docs/benchmarks.md, not to assertions): the load benchmark against the real bot
 and its echo floor (also with table pictures), the CPU per event, the per-move save
 benchmark, the pictures benchmark and the group posts per game as the bot sends them."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, timeout: float = 180) -> str:
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    return done.stdout
+from bench_support import run
 
 
 def test_load_benchmark_smallest_size() -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from paizhuo_db.store import Store
 from pg_support import fresh_pg_url
 from sqlalchemy import text
 
+from paizhuo_db.store import Store
 from tools.onebot_sim import BotProcess, ConnectionRejected, OneBotSim
 from tools.players import SimPlayer, continue_table, play_table
 

@@ -8,6 +8,8 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import cards
+
 from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from paizhuo_engine.ai.search import search_decide
 from paizhuo_engine.ai.simple import Action
@@ -21,7 +23,6 @@ from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 STRATEGY = PlanStrategy()
 

@@ -3,6 +3,8 @@ planner used to lose, as a seat sees them (:class:`paizhuo_engine.ai.view.View`)
 
 from __future__ import annotations
 
+from support import cards
+
 from paizhuo_engine.ai.endgame import starts_sure_line, sure_line
 from paizhuo_engine.ai.plan import plan_hand, shape_of
 from paizhuo_engine.ai.simple import Action
@@ -14,7 +16,6 @@ from paizhuo_engine.readings import Reading
 from paizhuo_engine.shoubayi.rules import SRules
 from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 
 def reading_of(text: str, rules, kind: str) -> Reading:

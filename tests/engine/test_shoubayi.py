@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from support import cards
+
 from paizhuo_engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, SMALL_JOKER, card
 from paizhuo_engine.errors import MoveError
 from paizhuo_engine.readings import Reading
 from paizhuo_engine.shoubayi.game import SGame, penalty
 from paizhuo_engine.shoubayi.rules import SRules, beats, classify
-from support import cards
 
 
 def kinds(text: str) -> list[tuple[str, int, int]]:

@@ -10,6 +10,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from paizhuo_engine.ai.simple import Action
 from paizhuo_engine.ai.strategy import PlanStrategy
 from paizhuo_engine.ai.view import deck_of, played_cards, seen_elsewhere, unseen_cards

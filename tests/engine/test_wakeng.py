@@ -9,13 +9,14 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import cards
+
 from paizhuo_engine.ai.simple import LowestStrategy
 from paizhuo_engine.cards import DECK_52, HEART, card, rank_of
 from paizhuo_engine.errors import MoveError
 from paizhuo_engine.readings import Reading
 from paizhuo_engine.wakeng.game import DIGGER, FARMER, WGame
 from paizhuo_engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
-from support import cards
 
 STD, SX = WRules(), WRules(ruleset="陕西")
 

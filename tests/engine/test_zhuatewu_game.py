@@ -8,11 +8,12 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import cards
+
 from paizhuo_engine.cards import DECK_54, card, rank_of
 from paizhuo_engine.errors import MoveError
 from paizhuo_engine.zhuatewu.game import CIVILIAN, SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 SPADE_A, CLUB_A, HEART_A, SPADE_K = card(11, 0), card(11, 2), card(11, 1), card(10, 0)
 

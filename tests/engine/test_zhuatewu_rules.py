@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import cards
+
 from paizhuo_engine.readings import (
     Reading,
     ReadingError,
@@ -13,7 +15,6 @@ from paizhuo_engine.readings import (
     split_type_hint,
 )
 from paizhuo_engine.zhuatewu.rules import ZRules, beats, classify
-from support import cards
 
 DEFAULT = ZRules()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from paizhuo_engine.cards import RA, card, rank_of
 from paizhuo_engine.errors import MoveError
 from paizhuo_engine.zhuatewu.game import CIVILIAN, SPY, ZGame

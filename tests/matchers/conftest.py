@@ -47,12 +47,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 async def clean_state(nonebug_init: None):
+    from sqlalchemy import text
+
     from nonebot_plugin_paizhuo import accounts, ordering
     from nonebot_plugin_paizhuo.actions.deadlines import cancel_timers
     from nonebot_plugin_paizhuo.config import reset_plugin_config
     from nonebot_plugin_paizhuo.messaging import reset_refusals, stop_queues
     from nonebot_plugin_paizhuo.tables import REGISTRY
-    from sqlalchemy import text
 
     cancel_timers()
     await stop_queues()  # a fresh send scheduler: no back-off or slow-down of another test

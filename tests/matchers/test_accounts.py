@@ -10,9 +10,10 @@ from typing import Any
 from chat_support import GROUP, HANDS3, A, B, C, Has, gmsg, pmsg, seat_table
 from nonebot import on_command, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, PrivateMessageEvent
+from nonebug import App
+
 from nonebot_plugin_paizhuo.actions import announce, deadlines
 from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
-from nonebug import App
 
 LOW, HIGH = "10001", "10002"
 _ids = iter(range(10**6, 2 * 10**6))

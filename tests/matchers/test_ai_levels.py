@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from chat_support import A, B, C, expect_group, expect_private, gmsg, make_bot, seat_table
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo import ai_turn
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.tables import Table, now_utc
-from nonebug import App
 from paizhuo_engine.ai.simple import PASS
-from support import cards
 
 HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K")]
 

@@ -10,6 +10,7 @@ import signal
 
 import pytest
 from ai_pool_support import hang, quick
+
 from nonebot_plugin_paizhuo import ai_turn
 from nonebot_plugin_paizhuo.ai_turn import Choice, LeveledStrategy
 from paizhuo_ai_worker import SearchPool

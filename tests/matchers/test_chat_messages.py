@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from chat_support import GROUP, A, B, C, gmsg, recording_bot
+from support import cards
+
 from nonebot_plugin_paizhuo.games import GAMES
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
@@ -18,7 +20,6 @@ from paizhuo_engine.errors import MoveError
 from paizhuo_engine.shoubayi.game import SGame
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 SEATS = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)]
 

@@ -20,17 +20,18 @@ from chat_support import (
     pmsg,
     recording_bot,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.games import GAMES
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.games.climbing import is_card_text
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
-from nonebug import App
 from paizhuo_engine.shoubayi.game import SGame
 from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 HAND = cards("3 4 77 88 9 Q K")
 OTHERS = [cards("5 6 10 J"), cards("5 6 10 J")]

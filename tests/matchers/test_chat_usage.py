@@ -9,6 +9,7 @@ import json
 import pytest
 from chat_support import GROUP, A, gmsg, pmsg, recording_bot
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
+
 from nonebot_plugin_paizhuo.tables import REGISTRY
 
 

@@ -23,11 +23,12 @@ from chat_support import (
     seat_table,
 )
 from nonebot.adapters.onebot.v11 import Message
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo import accounts, tables
 from nonebot_plugin_paizhuo.actions import announce, deadlines
 from nonebot_plugin_paizhuo.tables import REGISTRY, timer_now
-from nonebug import App
-from support import cards
 
 HANDS = [cards("3 4 77 9"), cards("A 5 8 Q"), cards("66 10 K")]
 

@@ -28,11 +28,12 @@ from chat_support import (
     seat_table,
 )
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
-from nonebot_plugin_paizhuo.tables import FINISHED, REGISTRY
 from nonebug import App
+from support import cards
+
+from nonebot_plugin_paizhuo.tables import FINISHED, REGISTRY
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 
 # ---- /帮助 ---------------------------------------------------------------------------------

@@ -18,12 +18,13 @@ from chat_support import (
     gmsg,
     make_bot,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
-from nonebug import App
 from paizhuo_engine.zhuatewu.game import ZGame
-from support import cards
 
 
 async def open_wakeng(app: App) -> Table:

@@ -12,9 +12,10 @@ from chat_support import GROUP, A, Has, expect_friends, expect_group, gmsg, make
 from nonebot import on_message
 from nonebot.adapters.onebot.v11 import Bot, MessageEvent
 from nonebot.matcher import matchers
+from nonebug import App
+
 from nonebot_plugin_paizhuo.internals import dispatch
 from nonebot_plugin_paizhuo.matchers import play, private, table
-from nonebug import App
 
 fast_only = pytest.mark.skipif(not dispatch.ADOPTED,
                                reason="fast dispatch off (PAIZHUO_FAST_DISPATCH=false)")
@@ -100,6 +101,7 @@ def scoped(monkeypatch: pytest.MonkeyPatch):
     """Events handled the way the bot's own adapter handles them: each in its scope
     (``scope.py``), with the dispatchers' parameterless rules."""
     import nonebot.message
+
     from nonebot_plugin_paizhuo.internals import scope
 
     handle = nonebot.message.handle_event

@@ -56,6 +56,7 @@ from nonebot.adapters.onebot.v11 import (
 )
 from nonebot.adapters.onebot.v11.event import Sender
 from nonebot.message import run_postprocessor
+
 from nonebot_plugin_paizhuo import messaging
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games import GAMES

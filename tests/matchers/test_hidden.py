@@ -26,10 +26,12 @@ from chat_support import (
     seat_table,
 )
 from nonebot.adapters.onebot.v11 import Message
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.games import find_game
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
-from nonebug import App
 from paizhuo_engine.cards import R5, R10, RK, card_name, rank_of
 from paizhuo_engine.errors import MoveError
 from paizhuo_engine.shoubayi.game import SGame
@@ -38,7 +40,6 @@ from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 USERS = (A, B, C, D)
 pytestmark = pytest.mark.usefixtures("unexpected_calls_fail")

@@ -17,10 +17,11 @@ from chat_support import (
     pmsg,
     seat_table,
 )
-from nonebot_plugin_paizhuo.tables import REGISTRY
 from nonebug import App
-from paizhuo_engine.cards import parse_cards, resolve
 from support import cards
+
+from nonebot_plugin_paizhuo.tables import REGISTRY
+from paizhuo_engine.cards import parse_cards, resolve
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

@@ -16,8 +16,9 @@ from chat_support import (
 )
 from history_support import dealt_table, finish, last_play
 from nonebot.adapters.onebot.v11 import ActionFailed
-from nonebot_plugin_paizhuo.tables import REGISTRY
 from nonebug import App
+
+from nonebot_plugin_paizhuo.tables import REGISTRY
 from paizhuo_db.history import CHINA_TZ as CHINA
 
 MEMBERS = [{"user_id": 101, "card": "阿甲", "nickname": "a"},
@@ -193,6 +194,7 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
     import nonebot
     from chat_support import A, expect_forward, expect_group
     from nonebot import on_command
+
     from nonebot_plugin_paizhuo.config import reset_plugin_config
 
     config = nonebot.get_driver().config
@@ -305,6 +307,7 @@ def _old_record(seats: list[tuple[str, str]], seed: int, number: int):
     import random
 
     from history_support import play_out
+
     from nonebot_plugin_paizhuo.games import GAMES
     from nonebot_plugin_paizhuo.games.base import SeatView
     from nonebot_plugin_paizhuo.replay import capture

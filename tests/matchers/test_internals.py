@@ -7,6 +7,7 @@ from __future__ import annotations
 import nonebug_internals
 import pytest
 from nonebot.matcher import matchers
+
 from nonebot_plugin_paizhuo import guard, internals
 from nonebot_plugin_paizhuo.config import plugin_config
 from nonebot_plugin_paizhuo.internals import dispatch

@@ -21,11 +21,12 @@ from chat_support import (
     seat_table,
 )
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
-from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY
 from nonebug import App
+from support import cards
+
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY
 from paizhuo_engine.zhuatewu.game import SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 SEED = 777
 

@@ -18,6 +18,9 @@ import pytest
 from chat_support import GROUP, A, B, C, D, Has, expect_group, expect_private, gmsg, make_bot, pmsg
 from history_support import dealt_table, finish, last_play, play_out
 from nonebot.adapters.onebot.v11 import ActionFailed, Message
+from nonebug import App
+from PIL import Image
+
 from nonebot_plugin_paizhuo import render
 from nonebot_plugin_paizhuo.config import reset_plugin_config
 from nonebot_plugin_paizhuo.games import GAMES
@@ -32,9 +35,7 @@ from nonebot_plugin_paizhuo.pictures import (
 )
 from nonebot_plugin_paizhuo.replay import capture
 from nonebot_plugin_paizhuo.tables import REGISTRY
-from nonebug import App
 from paizhuo_engine.errors import MoveError
-from PIL import Image
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
 NAMED = [SeatView("101", "老王"), SeatView("102", "小李飞刀"), SeatView("103", "阿强🍀"),

@@ -10,15 +10,16 @@ from datetime import timedelta
 
 from chat_support import GROUP, A, B, C, gmsg, pmsg, recording_bot, seat_table
 from nonebot.adapters.onebot.v11 import Message
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo import accounts
 from nonebot_plugin_paizhuo.actions import commit, deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.messaging import Outgoing, plain
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
-from nonebug import App
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 MOVE_LINE = re.compile(r"^(\S+) (出 |过)", re.M)
 

@@ -11,6 +11,8 @@ import random
 from collections.abc import Callable
 
 import pytest
+from support import cards
+
 from nonebot_plugin_paizhuo.actions.basics import reply
 from nonebot_plugin_paizhuo.actions.turns import move_refusal
 from nonebot_plugin_paizhuo.games import GAMES
@@ -25,7 +27,6 @@ from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 GROUP = "5001"
 USERS = ("101", "102", "103", "104")

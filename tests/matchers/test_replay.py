@@ -10,6 +10,7 @@ import random
 
 import pytest
 from history_support import play_out
+
 from nonebot_plugin_paizhuo.games import GAMES
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.replay import capture, engine_of, run
@@ -79,8 +80,9 @@ def test_a_replay_that_does_not_give_back_the_game_is_not_saved() -> None:
 
 def test_ambiguous_lead_replays_with_its_saved_reading() -> None:
     """G-5: 333344445556 led as 三带一 (not four with kickers) is replayed the same way."""
-    from paizhuo_engine.shoubayi.game import SGame
     from support import cards
+
+    from paizhuo_engine.shoubayi.game import SGame
 
     game = SGame.from_hands([cards("3333 4444 555 6 9"), cards("7 8"), cards("10 J")])
     game.play(0, cards("3333 4444 555 6"), "triple_one")

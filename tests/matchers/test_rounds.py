@@ -23,13 +23,14 @@ from chat_support import (
     pmsg,
     seat_table,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, now_utc
-from nonebug import App
 from paizhuo_engine.cards import format_cards
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from support import cards
 
 SEED = 4242
 

@@ -16,12 +16,13 @@ from chat_support import (
     make_bot,
     seat_table,
 )
+from nonebug import App
+
 from nonebot_plugin_paizhuo import messaging, tables
 from nonebot_plugin_paizhuo.actions import commit
 from nonebot_plugin_paizhuo.games.base import Say
 from nonebot_plugin_paizhuo.messaging import RefusalLimiter
 from nonebot_plugin_paizhuo.tables import REGISTRY, now_utc
-from nonebug import App
 
 
 class MovedClock(tables.SystemClock):

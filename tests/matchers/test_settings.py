@@ -8,6 +8,7 @@ from pathlib import Path
 
 import nonebot
 import pytest
+
 from nonebot_plugin_paizhuo.config import (
     OLD_NAMES,
     PREFIX,

@@ -19,11 +19,12 @@ from chat_support import (
     gmsg,
     make_bot,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
-from nonebug import App
 from paizhuo_engine.shoubayi.game import SGame
-from support import cards
 
 
 async def sby_table(game: SGame) -> Table:

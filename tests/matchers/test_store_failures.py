@@ -39,10 +39,13 @@ from chat_support import (
     pmsg,
     seat_table,
 )
+from nonebug import App
+from sqlalchemy import event, select
+from support import cards
+
 from nonebot_plugin_paizhuo.actions import announce, commit, deadlines, turns
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
-from nonebug import App
 from paizhuo_db.models import GameRecord
 from paizhuo_db.store import Store
 from paizhuo_engine.cards import format_cards
@@ -50,8 +53,6 @@ from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
-from sqlalchemy import event, select
-from support import cards
 
 NOT_APPLIED = "没有生效，请重试"
 WRITES = ("INSERT", "UPDATE", "DELETE")

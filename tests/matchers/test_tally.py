@@ -21,11 +21,12 @@ from chat_support import (
     pmsg,
     seat_table,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.tables import REGISTRY
 from nonebot_plugin_paizhuo.tally import tally_text
-from nonebug import App
 from paizhuo_engine.cards import parse_cards, resolve
-from support import cards
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

@@ -18,10 +18,11 @@ from chat_support import (
     make_bot,
     seat_table,
 )
-from nonebot_plugin_paizhuo.actions import deadlines
-from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
 from nonebug import App
 from support import cards
+
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

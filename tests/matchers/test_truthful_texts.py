@@ -18,15 +18,16 @@ from chat_support import (
     recording_bot,
     seat_table,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.actions import commit, turns
 from nonebot_plugin_paizhuo.games import GAMES
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc, reminder_before
-from nonebug import App
 from paizhuo_engine.cards import card
 from paizhuo_engine.shoubayi.game import SGame
 from paizhuo_engine.zhuatewu.game import ZGame
-from support import cards
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

@@ -21,14 +21,15 @@ from chat_support import (
     make_bot,
     pmsg,
 )
+from nonebug import App
+from support import cards
+
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
-from nonebug import App
 from paizhuo_engine.cards import format_cards
 from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
-from support import cards
 
 
 async def wakeng_table(game: WGame) -> Table:

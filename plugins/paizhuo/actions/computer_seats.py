@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 
 from nonebot.adapters.onebot.v11 import Bot
+
 from paizhuo_engine.numbers import parse_int
 
 from ..games.base import COMPUTER_PREFIX, SeatView, computer_name, is_computer

@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from nonebot import logger
+
 from paizhuo_engine.settings import Setting, SettingError
 
 from ..games import GAMES, GameAdapter, UsageError, find_game

@@ -14,6 +14,7 @@ import secrets
 import unicodedata
 
 from nonebot.adapters.onebot.v11 import Bot
+
 from paizhuo_db.store import LiveTableTaken
 
 from ..config import plugin_config

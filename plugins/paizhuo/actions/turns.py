@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
+
 from paizhuo_engine.errors import MoveError
 
 from .. import accounts, ai_turn

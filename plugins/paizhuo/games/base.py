@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message
+
 from paizhuo_db.records import FinishedGame
 from paizhuo_engine.readings import Vocabulary
 from paizhuo_engine.settings import Schema

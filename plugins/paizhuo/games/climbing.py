@@ -9,6 +9,7 @@ import unicodedata
 from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
+
 from paizhuo_engine.ai.simple import LowestStrategy, Strategy
 from paizhuo_engine.ai.strategy import suggestions
 from paizhuo_engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation

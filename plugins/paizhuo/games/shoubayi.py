@@ -10,6 +10,7 @@ import unicodedata
 from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message
+
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.shoubayi import BlockingStrategy
 from paizhuo_engine.readings import SHOUBAYI

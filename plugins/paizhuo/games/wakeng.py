@@ -9,6 +9,7 @@ import unicodedata
 from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
+
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from paizhuo_engine.cards import (

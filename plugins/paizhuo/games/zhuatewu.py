@@ -8,6 +8,7 @@ import unicodedata
 from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message
+
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.decisions import choose_declare, choose_return
 from paizhuo_engine.cards import (

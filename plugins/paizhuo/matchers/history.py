@@ -8,6 +8,7 @@ import unicodedata
 from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
+
 from paizhuo_db.history import game_by_number, recent_games
 from paizhuo_engine.numbers import parse_int
 

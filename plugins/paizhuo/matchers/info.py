@@ -7,6 +7,7 @@ import unicodedata
 from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 from nonebot.params import CommandArg
+
 from paizhuo_db.history import points_series
 from paizhuo_engine.numbers import parse_int
 

@@ -8,6 +8,7 @@ import unicodedata
 from nonebot import get_driver, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent
 from nonebot.rule import Rule
+
 from paizhuo_engine.cards import NotationError, parse_cards
 from paizhuo_engine.readings import trailing_type_word
 
