@@ -24,11 +24,11 @@ logger.remove(logger_id)
 logger.add(sys.stdout, level=nonebot.get_driver().config.log_level, diagnose=False,
            format=default_format)
 
-if nonebot.load_plugin("plugins.paizhuo") is None:
+if nonebot.load_plugin("nonebot_plugin_paizhuo") is None:
     # A bot that cannot play must not sit connected and silent.
     sys.exit("牌桌 plugin failed to load; see the error above")
 
-from plugins.paizhuo.guard import GuardedAdapter, check_startup  # noqa: E402
+from nonebot_plugin_paizhuo.guard import GuardedAdapter, check_startup  # noqa: E402
 
 nonebot.get_driver().register_adapter(GuardedAdapter)
 

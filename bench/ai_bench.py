@@ -1,6 +1,6 @@
 """Decision time of the computer player: ``python bench/ai_bench.py``.
 
-Times :func:`engine.ai.strategy.decide` (the whole decision: view, plan, candidates) on
+Times :func:`paizhuo_engine.ai.strategy.decide` (the whole decision: view, plan, candidates) on
 the worst 手把一 hands (27 cards with several fours and jokers, leading and following
 every type) and on every decision of self-play games of every game, and prints p50 /
 p99 / max in milliseconds. The goal is p99 ≤ 20 ms. ``--wall`` times wall-clock instead
@@ -17,20 +17,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.ai.strategy import PlanStrategy, decide  # noqa: E402
-from engine.ai.view import view_of  # noqa: E402
-from engine.cards import (  # noqa: E402
+from paizhuo_engine.ai.strategy import PlanStrategy, decide  # noqa: E402
+from paizhuo_engine.ai.view import view_of  # noqa: E402
+from paizhuo_engine.cards import (  # noqa: E402
     DECK_54,  # noqa: E402
     parse_cards,
     resolve,
 )
-from engine.readings import Reading  # noqa: E402
-from engine.shoubayi.game import SGame  # noqa: E402
-from engine.shoubayi.rules import SRules  # noqa: E402
-from engine.wakeng.game import WGame  # noqa: E402
-from engine.wakeng.rules import WRules  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
-from engine.zhuatewu.rules import ZRules  # noqa: E402
+from paizhuo_engine.readings import Reading  # noqa: E402
+from paizhuo_engine.shoubayi.game import SGame  # noqa: E402
+from paizhuo_engine.shoubayi.rules import SRules  # noqa: E402
+from paizhuo_engine.wakeng.game import WGame  # noqa: E402
+from paizhuo_engine.wakeng.rules import WRules  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules  # noqa: E402
 
 CLOCK = time.thread_time
 """The timer: the deciding thread's CPU time (``--wall``: wall-clock)."""

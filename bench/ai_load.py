@@ -1,7 +1,7 @@
 """困难 under load: ``python bench/ai_load.py [--tables 20] [--seconds 60]``.
 
 Runs ``--tables`` tables of computer players at 电脑难度 困难 in one event loop, the way the
-bot does: each decision asks :class:`plugins.paizhuo.ai_turn.SearchPool` (worker
+bot does: each decision asks :class:`nonebot_plugin_paizhuo.ai_turn.SearchPool` (worker
 processes, ``--workers``, at most ``--searches`` at once) with the ``--budget`` in ms and
 falls back to 普通 in the loop when the pool is full or the budget runs out; tables wait
 ``--delay`` seconds between moves (the bot's PAIZHUO_COMPUTER_DELAY). Prints the decision time
@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
-from engine.ai.levels import NORMAL  # noqa: E402
-from plugins.ai_worker import SearchPool  # noqa: E402
+from paizhuo_ai_worker import SearchPool  # noqa: E402
+from paizhuo_engine.ai.levels import NORMAL  # noqa: E402
 
 MIX = ["抓特务 3 人", "抓特务 4 人", "挖坑 标准", "手把一 3 人", "手把一 4 人"]
 

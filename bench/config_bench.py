@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     calls = parser.parse_args().calls
     nonebot.init(driver="~fastapi", command_start={"/"}, log_level="WARNING")
-    from plugins.paizhuo.config import Config, plugin_config
+    from nonebot_plugin_paizhuo.config import Config, plugin_config
 
     for name, read in (("get_plugin_config(Config)", lambda: nonebot.get_plugin_config(Config)),
                        ("plugin_config()", plugin_config)):

@@ -16,7 +16,7 @@ import nonebot  # noqa: E402
 runpy.run_path(str(ROOT / "bot.py"), run_name="bot")  # init, the game plugin, the adapter
 nonebot.load_builtin_plugin("echo")
 
-from plugins.paizhuo.guard import check_startup  # noqa: E402
+from nonebot_plugin_paizhuo.guard import check_startup  # noqa: E402
 
 if __name__ == "__main__":
     check_startup(nonebot.get_driver())

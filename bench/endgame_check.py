@@ -2,9 +2,9 @@
 
 Plays self-play games of every game with the computer player in every seat and, at every
 decision, looks for a sure way out from what the seat knows
-(:func:`engine.ai.endgame.sure_line`: plays no unseen cards can beat, then the rest of the
+(:func:`paizhuo_engine.ai.endgame.sure_line`: plays no unseen cards can beat, then the rest of the
 hand). Counts the decisions that had one, how many of them the player's move kept
-(:func:`engine.ai.endgame.starts_sure_line`), and the games thrown away that way: a seat
+(:func:`paizhuo_engine.ai.endgame.starts_sure_line`), and the games thrown away that way: a seat
 left such a line and, replayed from there taking it (the others playing as before), would
 have scored more. ``--level`` picks 普通 (default), 困难 or ``old`` (the planner
 without the endgame rules). Goals: ≥ 99% kept, ≤ 0.5% of games thrown away.
@@ -21,13 +21,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.tournament import CONFIGS, apply, deal_to_play  # noqa: E402
-from engine.ai.endgame import starts_sure_line, sure_line  # noqa: E402
-from engine.ai.levels import choose_action  # noqa: E402
-from engine.ai.search import game_from_json  # noqa: E402
-from engine.ai.simple import Action  # noqa: E402
-from engine.ai.strategy import PlanStrategy  # noqa: E402
-from engine.ai.view import view_of  # noqa: E402
-from engine.moves import cards_for  # noqa: E402
+from paizhuo_engine.ai.endgame import starts_sure_line, sure_line  # noqa: E402
+from paizhuo_engine.ai.levels import choose_action  # noqa: E402
+from paizhuo_engine.ai.search import game_from_json  # noqa: E402
+from paizhuo_engine.ai.simple import Action  # noqa: E402
+from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
+from paizhuo_engine.ai.view import view_of  # noqa: E402
+from paizhuo_engine.moves import cards_for  # noqa: E402
 
 OLD = PlanStrategy(sound=False)
 NORMAL = PlanStrategy()
@@ -84,7 +84,7 @@ def one_game(args: tuple[str, str, int]) -> tuple[int, int, int]:
 
 
 def _as_play(action):
-    from engine.movegen import pack_cards
+    from paizhuo_engine.movegen import pack_cards
 
     return (pack_cards(action.cards), action.reading)
 

@@ -2,7 +2,7 @@
 
 Prints how fast the 抓特务 engine classifies plays, plays whole random games, and saves /
 restores a game as JSON (the work done after every accepted move), plus the size of a
-saved state. Figures go in the README.
+saved state. Figures go in docs/benchmarks.md (引擎、存档、出牌生成、战绩查询).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.cards import rank_of  # noqa: E402
-from engine.errors import MoveError  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
-from engine.zhuatewu.rules import ZRules, classify  # noqa: E402
+from paizhuo_engine.cards import rank_of  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules, classify  # noqa: E402
 
 
 def random_game(seed: int, players: int) -> tuple[ZGame, int]:

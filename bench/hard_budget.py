@@ -3,8 +3,8 @@
 
 Plays ``--games`` self-play games of every game and table size with 普通 and, at every
 decision where 困难 would search (more than one candidate, no sure way out), runs
-:func:`engine.ai.search.search_decide` the way the worker does
-(:func:`plugins.ai_worker.worker_search`: stop at 70% of the budget, wall clock) and
+:func:`paizhuo_engine.ai.search.search_decide` the way the worker does
+(:func:`paizhuo_ai_worker.worker_search`: stop at 70% of the budget, wall clock) and
 records the candidates compared, the samples completed and the CPU time. Prints per game
 the median and 10th percentile of samples completed and the CPU per searched decision —
 the figure ``bench/tournament.py --samples`` should match so that its results stand for
@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 
-from engine.ai.search import search_decide  # noqa: E402
-from engine.ai.strategy import PlanStrategy  # noqa: E402
+from paizhuo_engine.ai.search import search_decide  # noqa: E402
+from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
 
 
 def main() -> None:
@@ -33,12 +33,14 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=int, default=300)
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--cap", type=int, default=64, help="samples at most (the worker's)")
+    parser.add_argument("--only", nargs="*", default=list(CONFIGS), help="subset of the games")
     ns = parser.parse_args()
     normal = PlanStrategy()
     print(f"budget {ns.budget_ms} ms (search stops at 70%); {ns.games} games each")
     print("| 游戏 | 搜索的决定 | 候选 中位 | 补全 中位 | 补全 P10 | CPU/决定 中位 | CPU/决定 最长 |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name, (kind, players, rules) in CONFIGS.items():
+    for name in ns.only:
+        kind, players, rules = CONFIGS[name]
         samples, cands, cpus = [], [], []
         for seed in range(ns.games):
             game = deal_to_play(kind, players, rules, 1000 + seed)

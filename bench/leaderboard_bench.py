@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import insert, text  # noqa: E402
 
-from db.history import (  # noqa: E402
+from paizhuo_db.history import (  # noqa: E402
     game_by_number,
     leaderboard,
     most_played_game,
@@ -31,10 +31,12 @@ from db.history import (  # noqa: E402
     player_history,
     recent_games,
 )
-from db.models import GameRecord, PlayerRecord  # noqa: E402
-from db.store import Store  # noqa: E402
+from paizhuo_db.models import GameRecord, PlayerRecord  # noqa: E402
+from paizhuo_db.store import Store  # noqa: E402
 
 GAMES = ("抓特务", "挖坑", "手把一")
+TABLE_SIZES = {"抓特务": (3, 4), "挖坑": (3,), "手把一": (3, 4)}
+"""Players per recorded game of each kind (挖坑 is always three)."""
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
@@ -56,7 +58,8 @@ async def fill(store: Store, games: int, groups: int, players: int, seed: int) -
         seq[group] += 1
         kind = rng.choices(GAMES, weights=(5, 3, 2))[0]
         ended = NOW - timedelta(minutes=rng.randrange(365 * 24 * 60))
-        seats = rng.sample(range(players), 3 if kind == "挖坑" else rng.choice((3, 4)))
+        sizes = TABLE_SIZES[kind]
+        seats = rng.sample(range(players), sizes[0] if len(sizes) == 1 else rng.choice(sizes))
         batch_games.append({"id": game_id, "uid": f"bench-{game_id}", "game": kind,
                             "group_id": f"g{group}", "started_at": ended - timedelta(minutes=8),
                             "ended_at": ended, "settings": {}, "summary": {},

@@ -14,9 +14,18 @@ OneBot calls counted (``PAIZHUO_COMPUTER_DELAY=0``, no send pacing). People act 
 their turn, with the computer players' choices (the same say as a typed command or
 private answer); computer players (电脑) act on their timer. Tables: one person and
 computer players (抓特务 4 人 with 3 电脑, 挖坑 with 2 电脑), and all-person tables. Per game
-(from the deal to the end message and its details; the ``/继续`` replies before a deal
-are counted apart): group posts, private messages, moves (plays, passes, bids) and
-group posts per move.
+(from the command that deals it to the end message and anything after it; the ``/继续``
+replies before a deal that do not deal are counted apart): group posts, private messages,
+moves (plays, passes, bids) and group posts per move, and the measure of 一个决定一条:
+
+    group posts per decision = group posts per game ÷ decisions of people per game
+
+where the decisions of people are their moves (a play, a pass, a bid typed by a person;
+not a move made for them: 要不起自动过, 托管, a computer player's), their private answers
+(还贡, 明/暗, 扣底) and the one command that deals the game (the ``/加入`` that fills the
+table, ``/加电脑``, or the last ``/继续``). The posts count everything the group gets from
+that command to the end of the game: the start post, every move's post, the end message
+and anything sent after it (a separate details card counted too).
 
     python bench/message_counts.py [--games 30] [--seed 1] [--chat]
 """
@@ -44,14 +53,14 @@ except ValueError:  # run as a script: the plugin needs an initialised NoneBot
         from nonebot.adapters.onebot.v11 import Adapter
 
         nonebot.get_driver().register_adapter(Adapter)
-        nonebot.load_plugin("plugins.paizhuo")
+        nonebot.load_plugin("nonebot_plugin_paizhuo")
 
 from nonebot.adapters.onebot.v11 import Message  # noqa: E402
 
-from plugins.paizhuo.games import GAMES  # noqa: E402
-from plugins.paizhuo.games.base import Say, SeatView  # noqa: E402
-from plugins.paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
-from plugins.paizhuo.tables import now_utc  # noqa: E402
+from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
+from nonebot_plugin_paizhuo.games.base import Say, SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
+from nonebot_plugin_paizhuo.tables import now_utc  # noqa: E402
 
 TABLES = [("抓特务", 3), ("抓特务", 4), ("挖坑", 3), ("手把一", 2), ("手把一", 4), ("手把一", 6)]
 DANGLING = ("，", "、", "；", "：", ",", ";", ":", "|", "｜", "/", "\n", " ")
@@ -147,7 +156,7 @@ class Recorder:
 
 async def _settle(table) -> None:
     """Until the computer players' timer has nothing to do now (PAIZHUO_COMPUTER_DELAY=0)."""
-    from plugins.paizhuo.actions import deadlines
+    from nonebot_plugin_paizhuo.actions import deadlines
 
     for _ in range(100000):
         task = deadlines._timers.get(table.group_id)
@@ -180,11 +189,11 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
                       games: int, seed: int) -> dict[str, float]:
     from nonebot.adapters.onebot.v11 import Adapter, Bot
 
-    from plugins.paizhuo import accounts
-    from plugins.paizhuo.actions import commit, computer_seats, seating, turns
-    from plugins.paizhuo.games.base import is_computer
-    from plugins.paizhuo.messaging import private, refusal
-    from plugins.paizhuo.tables import PLAYING, REGISTRY
+    from nonebot_plugin_paizhuo import accounts
+    from nonebot_plugin_paizhuo.actions import commit, computer_seats, seating, turns
+    from nonebot_plugin_paizhuo.games.base import is_computer
+    from nonebot_plugin_paizhuo.messaging import private, refusal
+    from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY
 
     group_id = str(70000 + 100 * seed + index)  # a group of its own
     humans = [f"{group_id}{i}" for i in range(seats - computers)]  # seated at no other table
@@ -201,7 +210,8 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
         if i == len(humans) and not computers:
             break
         await seating.join_table(bot, group_id, uid, f"玩家{i}")
-    totals = {"group": 0, "private": 0, "moves": 0, "answers": 0, "between": 0, "cards": 0}
+    totals = {"group": 0, "private": 0, "moves": 0, "answers": 0, "decisions": 0, "between": 0,
+              "cards": 0}
     before = (rec.group, rec.private, rec.cards)
     if computers:
         await computer_seats.add_computers(bot, group_id, humans[0], str(computers), True)
@@ -212,6 +222,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
         raise RuntimeError(f"no table for {args}: {REGISTRY.tables}")
     for game in range(games):
         answers = 0
+        decisions = 1  # the command that dealt this game (the last /加入, /加电脑 or /继续)
         while table.status == PLAYING:
             await _settle(table)
             if table.status != PLAYING:
@@ -224,6 +235,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
             seat = waiting[0]
             uid = table.seats[seat].user_id
             answers += bool(ad.prompt_seconds(engine))  # a private answer (还贡, 明/暗, 扣底)
+            decisions += 1  # a person's move or private answer
 
             def act(_seat: int, seat: int = seat, ad=ad) -> list:
                 return ad.computer_turn(table.engine, table.seats, seat)
@@ -234,6 +246,7 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
         await _quiet(rec, table)
         totals["moves"] += _moves_of(table.engine)
         totals["answers"] += answers
+        totals["decisions"] += decisions
         totals["group"] += rec.group - before[0]
         totals["private"] += rec.private - before[1]
         totals["cards"] += rec.cards - before[2]
@@ -250,18 +263,18 @@ async def _chat_table(index: int, args: str, seats: int, computers: int, setting
 
 
 async def _chat(games: int, seed: int) -> None:
-    from db.store import Store
-    from plugins.paizhuo.tables import REGISTRY
+    from nonebot_plugin_paizhuo.tables import REGISTRY
+    from paizhuo_db.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(f"sqlite+aiosqlite:///{tmp}/bench.db")
         await store.migrate()
         REGISTRY.store = store
-        print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 群消息（其中详情卡片） | 每步群消息 "
-              "| 每步群消息（回答也算一步） | 同上，不算详情卡片 | 私聊 | 两局之间群消息 |")
+        print("| 桌 | 每局步数（出、过、叫分） | 人的私聊回答 | 人的决定（含开局命令） "
+              "| 群消息（其中详情卡片） | 每步群消息 | **每个决定的群消息** | 私聊 | 两局之间群消息 |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        from plugins.paizhuo.actions import commit
-        from plugins.paizhuo.messaging import Outgoing, plain
+        from nonebot_plugin_paizhuo.actions import commit
+        from nonebot_plugin_paizhuo.messaging import Outgoing, plain
 
         class Counted:  # a table picture (图片桌面), counted instead of drawn
             def __init__(self, group_id: str) -> None:
@@ -276,10 +289,9 @@ async def _chat(games: int, seed: int) -> None:
             r = await _chat_table(index, args, seats, computers, settings, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"
             who += "".join(f"，{SETTING_NAMES[k]}" for k in settings)
-            steps = r["moves"] + r["answers"]
             print(f"| {args.split()[0]} {seats} 人，{who} | {r['moves']:.1f} | {r['answers']:.1f} | "
-                  f"{r['group']:.1f}（{r['cards']:.1f}） | {r['group'] / r['moves']:.3f} | "
-                  f"{r['group'] / steps:.3f} | {(r['group'] - r['cards']) / steps:.3f} | "
+                  f"{r['decisions']:.1f} | {r['group']:.1f}（{r['cards']:.1f}） | "
+                  f"{r['group'] / r['moves']:.3f} | **{r['group'] / r['decisions']:.3f}** | "
                   f"{r['private']:.1f} | {r['between']:.1f} |", flush=True)
         await store.close()
 

@@ -4,12 +4,16 @@ Prints, one plain line each, the mean CPU time (``time.process_time``, so other 
 the machine counts less) of:
 
 * full lead enumeration of the worst 手把一 hands (27 cards, several fours and jokers):
-  ``before`` — :func:`engine.shoubayi.moves.legal_plays` on rank-count tuples;
-  ``after`` — :func:`engine.moves.legal_leads` on packed multisets; and the ratio;
-* lazy queries (:func:`engine.moves.any_beating`, :func:`engine.moves.lowest_single`)
+  ``before`` — the reference generator on rank-count tuples kept for tests
+  (``tests/shoubayi_reference.py``, once the game's second generator);
+  ``after`` — the game's one generator, :func:`paizhuo_engine.moves.legal_leads` on packed
+  multisets; and the ratio;
+* lazy queries (:func:`paizhuo_engine.moves.any_beating`, :func:`paizhuo_engine.moves.lowest_single`)
   against full enumeration of the same follows;
 * 抓特务 (every 连牌规则, 带3 + 大小王成对) and 挖坑 (标准, 陕西) lead enumeration on full hands
   (18 / 16 cards) and on hands built to have many plays.
+
+Figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -20,16 +24,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
-from engine.cards import parse_cards  # noqa: E402
-from engine.movegen import pack_counts  # noqa: E402
-from engine.moves import any_beating, legal_follows, legal_leads, lowest_single  # noqa: E402
-from engine.readings import Reading  # noqa: E402
-from engine.shoubayi.moves import legal_plays as counts_legal_plays  # noqa: E402
-from engine.shoubayi.rules import SRules  # noqa: E402
-from engine.wakeng.rules import WRules  # noqa: E402
-from engine.zhuatewu.rules import ZRules  # noqa: E402
+from shoubayi_reference import legal_plays as counts_legal_plays  # noqa: E402
+
+from paizhuo_engine.cards import parse_cards  # noqa: E402
+from paizhuo_engine.movegen import pack_counts  # noqa: E402
+from paizhuo_engine.moves import any_beating, legal_follows, legal_leads, lowest_single  # noqa: E402
+from paizhuo_engine.readings import Reading  # noqa: E402
+from paizhuo_engine.shoubayi.rules import SRules  # noqa: E402
+from paizhuo_engine.wakeng.rules import WRules  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules  # noqa: E402
 
 S_HANDS: dict[str, str] = {
     "4 fours + 11 singles": "3 4444 5555 6666 7777 8 9 10 J Q K A 2 小王 大王",
@@ -90,7 +97,7 @@ def fmt(seconds: float) -> str:
 def main() -> None:
     print(f"Python {sys.version.split()[0]}; CPU time per call")
     rules = SRules()
-    print("手把一 full lead enumeration (before: counts generator, after: engine.moves)")
+    print("手把一 full lead enumeration (before: reference counts generator, after: the game's)")
     for name, text in S_HANDS.items():
         hand = counts(text)
         packed = pack_counts(hand)

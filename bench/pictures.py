@@ -29,18 +29,19 @@ import nonebot  # noqa: E402
 
 nonebot.init(paizhuo_font=os.environ.get("PAIZHUO_FONT", ""), log_level="WARNING")
 
-from engine.errors import MoveError  # noqa: E402
-from plugins.paizhuo import pictures, render  # noqa: E402
-from plugins.paizhuo.games import GAMES  # noqa: E402
-from plugins.paizhuo.games.base import SeatView  # noqa: E402
-from plugins.paizhuo.replay import capture  # noqa: E402
+from nonebot_plugin_paizhuo import pictures, render  # noqa: E402
+from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
+from nonebot_plugin_paizhuo.games.base import SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.replay import capture  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
 
 NAMES = ["老王", "小李飞刀", "阿强🍀", "一个名字特别特别长的玩家", "电脑1", "Tom"]
 SEATS = [SeatView(str(10000 + i), name) for i, name in enumerate(NAMES)]
 
 
 def advance(adapter, game, seats, rng: random.Random, moves: int | None) -> None:
-    """Play ``moves`` moves (every private answer by its default), or to the end."""
+    """Play ``moves`` moves (every private answer by its default, every bid the highest),
+    or to the end."""
     while not adapter.is_over(game) and (moves is None or moves > 0):
         if adapter.prompt_seconds(game):
             if getattr(game, "phase", "") == "declare":
@@ -51,7 +52,7 @@ def advance(adapter, game, seats, rng: random.Random, moves: int | None) -> None
                 adapter.timeout(game, seats)
             continue
         seat = adapter.acting_seat(game)
-        if adapter.name == "挖坑" and game.phase == "bid":
+        if getattr(game, "phase", "") == "bid":  # bid the most, so that someone digs
             adapter.act(game, seats, seat, "bid", str(max(game.bid_options(seat))))
             continue
         adapter.auto_move(game, seats, seat, "托管")
@@ -62,9 +63,10 @@ def advance(adapter, game, seats, rng: random.Random, moves: int | None) -> None
 def scenes() -> dict[str, tuple]:
     """``kind -> (drawer, argument)`` for every picture kind."""
     out: dict[str, tuple] = {}
-    for name, size, seed, moves in (("抓特务", 4, 5, 9), ("挖坑", 3, 4, 7), ("手把一", 6, 2, 8)):
+    for name, size, seed, moves, chosen in (("抓特务", 4, 5, 9, {"show_counts": True}),
+                                            ("挖坑", 3, 4, 7, {}), ("手把一", 6, 2, 8, {})):
         adapter = GAMES[name]
-        settings = adapter.schema.clean({"show_counts": True} if name == "抓特务" else {})
+        settings = adapter.schema.clean(chosen)
         game = adapter.new_game(size, settings, seed, None)
         rng = random.Random(seed)
         advance(adapter, game, SEATS[:size], rng, moves)

@@ -28,12 +28,12 @@ nonebot.init(log_level="WARNING")
 
 from history_support import play_out  # noqa: E402
 
-from db.history import GameEntry, record_seats  # noqa: E402
-from db.records import seats_summary  # noqa: E402
-from plugins.paizhuo.games import GAMES  # noqa: E402
-from plugins.paizhuo.games.base import SeatView  # noqa: E402
-from plugins.paizhuo.history_texts import games_list_text, replay_text  # noqa: E402
-from plugins.paizhuo.replay import capture  # noqa: E402
+from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
+from nonebot_plugin_paizhuo.games.base import SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.history_texts import games_list_text, replay_text  # noqa: E402
+from nonebot_plugin_paizhuo.replay import capture  # noqa: E402
+from paizhuo_db.history import GameEntry, record_seats  # noqa: E402
+from paizhuo_db.records import seats_summary  # noqa: E402
 
 SIZES = {"抓特务": 4, "挖坑": 3, "手把一": 4}
 

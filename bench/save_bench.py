@@ -20,8 +20,9 @@ WAL mode with ``synchronous=NORMAL`` (a commit survives a killed process):
   another writer holds the lock, which the bot's loop connection never waits for).
 
 Then the load case: ``--tables`` tables (default 200) saving concurrently through one
-:class:`db.Store` (default busy timeout), counting ``database is locked`` errors.
-The state saved is a real mid-game 抓特务 table (4 players). Figures go in the README.
+:class:`paizhuo_db.Store` (default busy timeout), counting ``database is locked`` errors.
+The state saved is a real mid-game 抓特务 table (4 players). Figures go in
+docs/benchmarks.md (引擎、存档、出牌生成、战绩查询).
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ from sqlalchemy import select  # noqa: E402
 from sqlalchemy.exc import OperationalError  # noqa: E402
 from sqlalchemy.ext.asyncio import async_sessionmaker  # noqa: E402
 
-from db.connection import sqlite_pragmas  # noqa: E402
-from db.models import LiveTable  # noqa: E402
-from db.store import Store, _upsert_params, _upsert_statement, encode_state  # noqa: E402
-from engine.errors import MoveError  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
-from engine.zhuatewu.rules import ZRules  # noqa: E402
+from paizhuo_db.connection import sqlite_pragmas  # noqa: E402
+from paizhuo_db.models import LiveTable  # noqa: E402
+from paizhuo_db.store import Store, _upsert_params, _upsert_statement, encode_state  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules  # noqa: E402
 
 UPSERT = ("INSERT INTO live_tables (group_id, game, state, updated_at) VALUES (?, ?, ?, ?) "
           "ON CONFLICT (group_id) DO UPDATE SET game = excluded.game, state = excluded.state, "
@@ -61,8 +62,8 @@ def bench_table() -> object:
     import nonebot
 
     nonebot.init()
-    from plugins.paizhuo.games.base import SeatView
-    from plugins.paizhuo.tables import PLAYING, Table, now_utc
+    from nonebot_plugin_paizhuo.games.base import SeatView
+    from nonebot_plugin_paizhuo.tables import PLAYING, Table, now_utc
 
     game = ZGame.deal(4, ZRules(), 7)
     game.declare_timeout()
@@ -131,7 +132,7 @@ async def run(saves: int, tables: int) -> None:
         async def hot(_i: int) -> None:
             await store.save_live_text("g", "抓特务", text)
 
-        from plugins.paizhuo.tables import REGISTRY
+        from nonebot_plugin_paizhuo.tables import REGISTRY
 
         REGISTRY.store = store
 

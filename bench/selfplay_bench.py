@@ -1,10 +1,10 @@
 """Random self-play benchmark: ``python bench/selfplay_bench.py [seconds per row]``.
 
 Plays whole random games of every game and table size — each move chosen uniformly among
-the seat's legal plays from :mod:`engine.moves` (plus 过 when following and allowed) — and
+the seat's legal plays from :mod:`paizhuo_engine.moves` (plus 过 when following and allowed) — and
 prints moves/s (plays and passes; dealing, 明/暗, 叫分 and 扣底 included in the time).
-Two apply paths are measured: ``trusted`` (:meth:`~engine.climbing.ClimbingGame.play_reading`,
-the generated reading is kept) and ``classify`` (:meth:`~engine.climbing.ClimbingGame.play`
+Two apply paths are measured: ``trusted`` (:meth:`~paizhuo_engine.climbing.ClimbingGame.play_reading`,
+the generated reading is kept) and ``classify`` (:meth:`~paizhuo_engine.climbing.ClimbingGame.play`
 with the type named, which classifies the cards again, G-5).
 
 When RLCard is installed (an optional comparison, never a dependency), RLCard's 斗地主
@@ -23,16 +23,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.climbing import ClimbingGame  # noqa: E402
-from engine.errors import MoveError  # noqa: E402
-from engine.movegen import pack_cards  # noqa: E402
-from engine.moves import cards_for, generator  # noqa: E402
-from engine.shoubayi.game import SGame  # noqa: E402
-from engine.shoubayi.rules import SRules  # noqa: E402
-from engine.wakeng.game import WGame  # noqa: E402
-from engine.wakeng.rules import WRules  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
-from engine.zhuatewu.rules import ZRules  # noqa: E402
+from paizhuo_engine.climbing import ClimbingGame  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
+from paizhuo_engine.movegen import pack_cards  # noqa: E402
+from paizhuo_engine.moves import cards_for, generator  # noqa: E402
+from paizhuo_engine.shoubayi.game import SGame  # noqa: E402
+from paizhuo_engine.shoubayi.rules import SRules  # noqa: E402
+from paizhuo_engine.wakeng.game import WGame  # noqa: E402
+from paizhuo_engine.wakeng.rules import WRules  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules  # noqa: E402
 
 
 def deal_z(players: int, rules: ZRules) -> Callable[[int], ClimbingGame]:

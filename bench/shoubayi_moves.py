@@ -1,11 +1,15 @@
 """手把一 move-generation benchmark: ``python bench/shoubayi_moves.py``.
 
-Times :func:`can_beat` and the full :func:`legal_plays` enumeration (leading, and
+Times the full enumeration (:func:`paizhuo_engine.moves.legal_plays`) and the S-4 把一必拦
+question "can anything beat it?" (:func:`paizhuo_engine.moves.any_beating`, the cheapest follow
+or none — what :meth:`SGame.can_beat` asks) of the game's one generator, each beside the
+reference generator on rank counts kept for tests (``tests/shoubayi_reference.py``:
+``legal_plays``, and ``can_beat`` by direct checks) in the same run — leading, and
 following a single, a pair, a 三带一 chain of three, a 四带二, a straight and a bomb, each
 the lowest of its type so that as much as possible answers it, and 大王 which only a
-bomb answers) on the worst hands of a
-2-player deal (27 cards) that we could construct, and prints the number of plays found
-and the mean time over repeated runs, one plain line each.
+bomb answers — on the worst hands of a 2-player deal (27 cards) that we could construct.
+Prints the number of plays found and the mean time over repeated runs, one plain line
+each. Figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -15,12 +19,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
-from engine.cards import parse_cards  # noqa: E402
-from engine.readings import Reading  # noqa: E402
-from engine.shoubayi.moves import can_beat, legal_plays  # noqa: E402
-from engine.shoubayi.rules import Counts  # noqa: E402
+import shoubayi_reference as reference  # noqa: E402
+
+from paizhuo_engine.cards import parse_cards  # noqa: E402
+from paizhuo_engine.movegen import pack_counts  # noqa: E402
+from paizhuo_engine.moves import any_beating, legal_plays  # noqa: E402
+from paizhuo_engine.readings import Reading  # noqa: E402
+from paizhuo_engine.shoubayi.rules import Counts, SRules  # noqa: E402
 
 HANDS: dict[str, str] = {
     # Found by hill-climbing the number of leads over 27-card hands: four consecutive
@@ -64,18 +73,25 @@ def fmt(seconds: float) -> str:
 
 
 def main() -> None:
-    print(f"Python {sys.version.split()[0]}")
+    print(f"Python {sys.version.split()[0]}; the game's generator (reference on rank counts)")
+    rules = SRules()
     for name, text in HANDS.items():
         hand = counts(text)
+        packed = pack_counts(hand)
         print(f"hand {name} ({sum(hand)} cards): {text}")
         for label, target in TARGETS.items():
-            plays = legal_plays(hand, target)
-            t_all, n_all = mean_seconds(lambda h=hand, t=target: legal_plays(h, t))
-            line = f"  {label:24} legal_plays {len(plays):5} plays {fmt(t_all)} (mean of {n_all})"
+            plays = legal_plays(packed, rules, target)
+            t_all, n_all = mean_seconds(lambda p=packed, t=target: legal_plays(p, rules, t))
+            t_ref, _ = mean_seconds(lambda h=hand, t=target: reference.legal_plays(h, t))
+            line = (f"  {label:24} legal_plays {len(plays):5} plays {fmt(t_all)} "
+                    f"(reference {fmt(t_ref).strip()}; mean of {n_all})")
             if target is not None:
-                found = can_beat(hand, target)
-                t_can, n_can = mean_seconds(lambda h=hand, t=target: can_beat(h, t))
-                line += f" | can_beat {found!s:5} {fmt(t_can)} (mean of {n_can})"
+                found = any_beating(packed, rules, target) is not None
+                assert found == reference.can_beat(hand, target) == bool(plays)
+                t_can, n_can = mean_seconds(lambda p=packed, t=target: any_beating(p, rules, t))
+                t_rcan, _ = mean_seconds(lambda h=hand, t=target: reference.can_beat(h, t))
+                line += (f" | can beat {found!s:5} any_beating {fmt(t_can)} "
+                         f"(reference can_beat {fmt(t_rcan).strip()}; mean of {n_can})")
             print(line)
 
 

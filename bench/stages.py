@@ -11,7 +11,7 @@ preprocessors done → the plugin's first dispatcher rule (plays) / the echo's m
 slower, but countable) it also counts the event loop iterations from the frame to the
 send call, best read on a quiet bot (``--tables 1 --think 0.2``): under load every task
 switch waits behind the other tables' work, so the fewer iterations a play needs, the
-less it waits. Figures go in the README.
+less it waits. Figures go in docs/benchmarks.md (多桌负载).
 """
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ def main() -> None:
         result = asyncio.run(load.run(ns.tables, max(ns.moves, 3 * ns.tables), False, ns.think,
                                       script="bench/stages_bot.py",
                                       extra_env={"PAIZHUO_STAGES_OUT": str(out),
-                                                 "PAIZHUO_STAGES_LOOP": ns.loop}))
+                                                 "PAIZHUO_STAGES_LOOP": ns.loop,
+                                                 # the probes time the fast dispatcher
+                                                 "PAIZHUO_FAST_DISPATCH": "true"}))
         data = json.loads(out.read_text())
     moves, echoes, iters = analyse(data)
     print(f"{ns.tables} 桌，思考 {ns.think} 秒，循环 {ns.loop}；播报 p50 {result['p50'] * 1e3:.1f} ms，"

@@ -36,10 +36,10 @@ import nonebot.adapters.onebot.v11.bot as v11_bot  # noqa: E402
 import nonebot.message as nb_message  # noqa: E402
 from nonebot.adapters.onebot.v11 import Adapter, Bot  # noqa: E402
 
-from plugins.paizhuo.actions import commit, turns  # noqa: E402
-from plugins.paizhuo.guard import check_startup  # noqa: E402
-from plugins.paizhuo.internals import dispatch  # noqa: E402
-from plugins.paizhuo.tables import Registry  # noqa: E402
+from nonebot_plugin_paizhuo.actions import commit, turns  # noqa: E402
+from nonebot_plugin_paizhuo.guard import check_startup  # noqa: E402
+from nonebot_plugin_paizhuo.internals import dispatch  # noqa: E402
+from nonebot_plugin_paizhuo.tables import Registry  # noqa: E402
 
 RECORD: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("stages", default=None)
 records: list[dict[str, Any]] = []

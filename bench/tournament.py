@@ -1,7 +1,7 @@
 """Strength of the computer player, measured: ``python bench/tournament.py [--deals N]``.
 
-For every game and table size, the computer player (:class:`engine.ai.strategy.PlanStrategy`
-with the decisions of :mod:`engine.ai.decisions`) sits in one seat against a field of
+For every game and table size, the computer player (:class:`paizhuo_engine.ai.strategy.PlanStrategy`
+with the decisions of :mod:`paizhuo_engine.ai.decisions`) sits in one seat against a field of
 baseline players — today's 托管 (``FollowingStrategy``, 不叫 / lowest bury / 暗 / lowest
 return) or a random legal player — on duplicate deals: every deal is played once with
 the computer player in each seat, so luck of the cards cancels out. Prints, per game and
@@ -26,19 +26,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.ai.decisions import choose_bid, choose_bury, choose_declare  # noqa: E402
-from engine.ai.search import search_decide  # noqa: E402
-from engine.ai.shoubayi import BlockingStrategy  # noqa: E402
-from engine.ai.simple import PASS, Action, FollowingStrategy  # noqa: E402
-from engine.ai.strategy import PlanStrategy  # noqa: E402
-from engine.errors import MoveError  # noqa: E402
-from engine.moves import cards_for, legal_plays  # noqa: E402
-from engine.shoubayi.game import SGame  # noqa: E402
-from engine.shoubayi.rules import SRules  # noqa: E402
-from engine.wakeng.game import WGame  # noqa: E402
-from engine.wakeng.rules import WRules  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
-from engine.zhuatewu.rules import ZRules  # noqa: E402
+from paizhuo_engine.ai.decisions import choose_bid, choose_bury, choose_declare  # noqa: E402
+from paizhuo_engine.ai.search import search_decide  # noqa: E402
+from paizhuo_engine.ai.shoubayi import BlockingStrategy  # noqa: E402
+from paizhuo_engine.ai.simple import PASS, Action, FollowingStrategy  # noqa: E402
+from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
+from paizhuo_engine.errors import MoveError  # noqa: E402
+from paizhuo_engine.moves import cards_for, legal_plays  # noqa: E402
+from paizhuo_engine.shoubayi.game import SGame  # noqa: E402
+from paizhuo_engine.shoubayi.rules import SRules  # noqa: E402
+from paizhuo_engine.wakeng.game import WGame  # noqa: E402
+from paizhuo_engine.wakeng.rules import WRules  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.zhuatewu.rules import ZRules  # noqa: E402
 
 CONFIGS: dict[str, tuple[str, int, Any]] = {
     "抓特务 3 人": ("zhuatewu", 3, ZRules()),
@@ -110,7 +110,7 @@ class Old(Computer):
 
 
 class Hard(Computer):
-    """困难: :func:`engine.ai.search.search_decide` with ``samples`` deals per candidate,
+    """困难: :func:`paizhuo_engine.ai.search.search_decide` with ``samples`` deals per candidate,
     seeded by the deal and move number."""
 
     samples = 16

@@ -8,8 +8,8 @@ Typical use::
     await store.close()
 """
 
-from db.records import FinishedGame, FinishedPlayer, GameStats
-from db.store import LiveTableTaken, PendingAnnouncement, Store, alembic_config, encode_state
+from .records import FinishedGame, FinishedPlayer, GameStats
+from .store import LiveTableTaken, PendingAnnouncement, Store, alembic_config, encode_state
 
 __all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken", "PendingAnnouncement", "Store",
            "alembic_config", "encode_state"]

@@ -1,4 +1,4 @@
-"""Async engine factory shared by :class:`db.store.Store` and the alembic ``env.py``."""
+"""Async engine factory shared by :class:`paizhuo_db.store.Store` and the alembic ``env.py``."""
 
 from __future__ import annotations
 

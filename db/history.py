@@ -1,7 +1,7 @@
 """Read-side queries over finished games: leaderboards, a player's recent games, streaks,
 and the numbered game records of a group (第 N 局) with their replays.
 
-Every function takes the :class:`db.store.Store` and runs one short read transaction.
+Every function takes the :class:`paizhuo_db.store.Store` and runs one short read transaction.
 Only non-void games count: a void game (closed with /结束 while in play) has no player
 rows, so it never reaches a leaderboard or a player's record.
 """
@@ -15,9 +15,9 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import GameRecord, PlayerRecord
-from db.records import COMPUTER_PREFIX, is_computer_id
-from db.store import Store
+from .models import GameRecord, PlayerRecord
+from .records import COMPUTER_PREFIX, is_computer_id
+from .store import Store
 
 CHINA_TZ = timezone(timedelta(hours=8), "北京时间")
 """Periods (本周 / 本月) and dates are counted in China time (UTC+8, no daylight saving)."""

@@ -1,4 +1,4 @@
-"""Plain data records exchanged between the game code and :class:`db.store.Store`.
+"""Plain data records exchanged between the game code and :class:`paizhuo_db.store.Store`.
 
 These are deliberately free of SQLAlchemy so callers (engine / plugins) can build and
 read them without touching the ORM.
@@ -48,7 +48,7 @@ class FinishedPlayer:
 
 @dataclass(slots=True)
 class FinishedGame:
-    """A finished game ready to be archived by :meth:`db.store.Store.finish_game`.
+    """A finished game ready to be archived by :meth:`paizhuo_db.store.Store.finish_game`.
 
     Attributes:
         uid: stable unique id of this game; archiving the same uid twice is a no-op.

@@ -25,10 +25,10 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from db.connection import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
-from db.hot import HotSaver
-from db.models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
-from db.records import RESULTS, FinishedGame, GameStats
+from .connection import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
+from .hot import HotSaver
+from .models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
+from .records import RESULTS, FinishedGame, GameStats
 
 MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
 """Absolute path of the alembic script directory."""
@@ -371,7 +371,7 @@ class Store:
         await self._engine.dispose()
 
     async def hot_connection(self) -> Any:
-        """The :class:`~db.hot.HotSaver` of :meth:`save_live_text` on a SQLite file (its
+        """The :class:`~paizhuo_db.hot.HotSaver` of :meth:`save_live_text` on a SQLite file (its
         own ``sqlite3`` connection, opened on first use with the engine's PRAGMAs), or
         ``None`` when this store saves through SQLAlchemy (not a SQLite file)."""
         if self._hot is None and self._hot_args is not None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import (
+from .cards import (
     RANK_NAMES,
     CardsNotHeld,
     CardSpec,
@@ -27,9 +27,9 @@ from engine.cards import (
     resolve,
     stand_ins,
 )
-from engine.errors import MoveError, hand_error
-from engine.movegen import reading_of_json
-from engine.readings import (
+from .errors import MoveError, hand_error
+from .movegen import reading_of_json
+from .readings import (
     COMMON,
     Hint,
     Reading,
@@ -311,7 +311,7 @@ class ClimbingGame:
 
     def play_reading(self, seat: int, cards: Sequence[int], reading: Reading) -> Move:
         """The trusted path: ``seat`` plays ``cards`` as ``reading``, a play taken from
-        the legal-move generator (:mod:`engine.moves`, with :func:`~engine.moves.cards_for`)
+        the legal-move generator (:mod:`paizhuo_engine.moves`, with :func:`~paizhuo_engine.moves.cards_for`)
         whose reading is therefore known — the cards are not classified again and the
         meant reading is kept (G-5).
 
@@ -430,3 +430,30 @@ class ClimbingGame:
             "log": log, "kinds": kinds, "phase": str(data["phase"]),
             "result": data["result"],
         }
+
+    # ---- the game as dealt (复盘) --------------------------------------------------------
+    def as_dealt(self) -> tuple[dict, list[list]]:
+        """The game as dealt, to replay it: ``(state, events)`` — the JSON state right
+        after the deal and the decisions taken before the first play, in order, as replay
+        events (``["return", seat, cards]`` 还贡, ``["declare", seat, choice]`` 明暗,
+        ``["bid", seat, amount]`` 叫分, ``["bury", seat, cards]`` 扣底). Applying them and
+        then every move of ``log`` to ``from_json(state)`` gives back this game. Each game
+        supplies it (its own pre-play phases); raises ``NotImplementedError`` otherwise."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be replayed")
+
+    def hands_before_play(self) -> list[list[int]]:
+        """Each seat's hand before the first play: what it holds now plus what it played
+        (sorted card ids)."""
+        played: list[list[int]] = [[] for _ in range(self.players)]
+        for seat, cards in self.log:
+            played[seat] += cards
+        return [sorted(h + p) for h, p in zip(self.hands, played, strict=True)]
+
+    def json_before_play(self) -> dict:
+        """:meth:`to_json` with the trick fields as before the first play (no lead, no
+        passes, nobody out or played, empty log, no result); the hands are left as they
+        are."""
+        state = self.to_json()  # type: ignore[attr-defined]
+        state.update(lead=None, passes=0, out=[], played=[False] * self.players, log=[],
+                     kinds=[], result=None)
+        return state

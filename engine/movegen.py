@@ -3,11 +3,11 @@
 Plays are generated on *packed rank multisets*: an ``int`` holding one 3-bit count per
 natural rank (bits ``3r … 3r+2`` count rank ``r``; 0 = 3 … 12 = 2, 13 = 小王, 14 = 大王).
 Suits never change what a play is, so cards that differ only in suits make one play;
-:func:`engine.moves.cards_for` picks the concrete cards afterwards. Adding two packed
+:func:`paizhuo_engine.moves.cards_for` picks the concrete cards afterwards. Adding two packed
 multisets adds their counts, which makes building plays with kickers one integer addition.
 
 A generated play is a :data:`Play` — a plain tuple ``(packed, reading)`` — that carries the
-:class:`~engine.readings.Reading` it is played as (type, size, key, bomb), so applying it
+:class:`~paizhuo_engine.readings.Reading` it is played as (type, size, key, bomb), so applying it
 never classifies the cards again and never loses the meant type (G-5).
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
-from engine.readings import Reading
+from .readings import Reading
 
 BITS = 3
 """Bits per rank count in a packed multiset."""
@@ -284,7 +284,7 @@ KIND_ORDER: dict[str, int] = {
 
 
 class MoveGenerator:
-    """One game's exact legal-move generator under one rule set (see :mod:`engine.moves`
+    """One game's exact legal-move generator under one rule set (see :mod:`paizhuo_engine.moves`
     for the interface every caller uses). A subclass supplies:
 
     * :meth:`leads` — every legal lead, eagerly (the fast path);

@@ -4,16 +4,16 @@
 Shapes
 ------
 * A *hand* is either card ids (any iterable of ``int`` 0..53, G-1) or a *packed* rank
-  multiset (``int``, see :mod:`engine.movegen`: 3 bits per natural rank,
-  :func:`~engine.movegen.pack_cards` makes one). Suits never change what a play is.
-* *rules* is the game's rule object — :class:`~engine.zhuatewu.rules.ZRules`,
-  :class:`~engine.wakeng.rules.WRules` or :class:`~engine.shoubayi.rules.SRules` — and
+  multiset (``int``, see :mod:`paizhuo_engine.movegen`: 3 bits per natural rank,
+  :func:`~paizhuo_engine.movegen.pack_cards` makes one). Suits never change what a play is.
+* *rules* is the game's rule object — :class:`~paizhuo_engine.zhuatewu.rules.ZRules`,
+  :class:`~paizhuo_engine.wakeng.rules.WRules` or :class:`~paizhuo_engine.shoubayi.rules.SRules` — and
   selects the game and every setting (连牌规则, 连对最少, 带3, 大小王成对, 挖坑规则 …).
-* A *play* is a plain tuple ``(packed, reading)`` (:data:`~engine.movegen.Play`): the
-  rank multiset taken from the hand and the :class:`~engine.readings.Reading` it is
+* A *play* is a plain tuple ``(packed, reading)`` (:data:`~paizhuo_engine.movegen.Play`): the
+  rank multiset taken from the hand and the :class:`~paizhuo_engine.readings.Reading` it is
   played as (``kind``, ``size``, ``key``, ``bomb``). A multiset with several readings
   (G-5) gives one play per reading, so the meant type is never lost: apply a play with
-  :meth:`~engine.climbing.ClimbingGame.play_reading` (it does not classify again), after
+  :meth:`~paizhuo_engine.climbing.ClimbingGame.play_reading` (it does not classify again), after
   picking its concrete cards with :func:`cards_for`.
 
 Exactness
@@ -28,7 +28,7 @@ none is extra, none appears twice (property tests against brute force:
 Cheapest first
 --------------
 :func:`iter_plays` with ``cheapest_first=True`` yields lazily: leading — fewer cards
-first, then by type (:data:`~engine.movegen.KIND_ORDER`), then ascending key, then the
+first, then by type (:data:`~paizhuo_engine.movegen.KIND_ORDER`), then ascending key, then the
 cheapest kickers; following — the same type by ascending key, then bombs by ascending
 key. So "the lowest single" and "is there any play that beats X" (:func:`any_beating`)
 stop at the first play instead of enumerating everything.
@@ -40,30 +40,31 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from engine.movegen import BITS, Play, pack_cards
-from engine.movegen import MoveGenerator as MoveGenerator
-from engine.readings import Reading
-from engine.shoubayi.moves import SMoves
-from engine.shoubayi.rules import SRules
-from engine.wakeng.moves import WMoves
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.moves import ZMoves
-from engine.zhuatewu.rules import ZRules
+from .movegen import BITS, Play, pack_cards
+from .movegen import MoveGenerator as MoveGenerator
+from .readings import Reading
+from .shoubayi.moves import SMoves
+from .shoubayi.rules import SRules
+from .wakeng.moves import WMoves
+from .wakeng.rules import WRules
+from .zhuatewu.moves import ZMoves
+from .zhuatewu.rules import ZRules
 
 Hand = int | Iterable[int]
 """Card ids (G-1) or a packed rank multiset."""
+
+
+GENERATORS: dict[type, type[MoveGenerator]] = {ZRules: ZMoves, WRules: WMoves, SRules: SMoves}
+"""Each game's rule class → its one move generator (``engine.<game>.moves``)."""
 
 
 @lru_cache(maxsize=64)
 def generator(rules: Any) -> MoveGenerator:
     """The generator of the game ``rules`` belongs to, under those settings (cached;
     rule objects are frozen). Raises ``TypeError`` for an unknown rule object."""
-    if isinstance(rules, ZRules):
-        return ZMoves(rules)
-    if isinstance(rules, WRules):
-        return WMoves(rules)
-    if isinstance(rules, SRules):
-        return SMoves(rules)
+    for cls in type(rules).__mro__:
+        if cls in GENERATORS:
+            return GENERATORS[cls](rules)
     raise TypeError(f"no move generator for {type(rules).__name__}")
 
 
@@ -118,7 +119,7 @@ def lowest_single(hand: Hand, rules: Any) -> Play | None:
 
 def turn_plays(game: Any, cheapest_first: bool = False) -> list[Play]:
     """Every legal play of the seat whose turn it is in ``game`` (a
-    :class:`~engine.climbing.ClimbingGame` in its play phase): leads when it leads, else
+    :class:`~paizhuo_engine.climbing.ClimbingGame` in its play phase): leads when it leads, else
     follows of the play on the table. Passing is not a play (G-3: always allowed when
     following, except where a game forbids it — S-4 把一必拦, see ``check_pass``)."""
     hand = game.hands[game.turn]

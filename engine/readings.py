@@ -87,7 +87,7 @@ class TypeRow:
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
     """One game's hand-type names (RULES.md G-5 Decision): every name its RULES.md section
-    and the README use, and the common names of the types it has. ``title`` names the game
+    and docs/commands.md use, and the common names of the types it has. ``title`` names the game
     (and rule set) in replies."""
 
     title: str
@@ -183,7 +183,7 @@ COMMON = Vocabulary("", _rows(*((kind, (name,), "") for kind, name in TYPE_NAMES
 """The common names only (for games without a vocabulary of their own)."""
 
 VOCABULARIES: tuple[Vocabulary, ...] = (ZHUATEWU, WAKENG, WAKENG_SHAANXI, SHOUBAYI)
-"""Every game's vocabulary (README, /帮助)."""
+"""Every game's vocabulary (docs/commands.md, /帮助)."""
 
 ALL_TYPE_WORDS: frozenset[str] = frozenset(
     name for vocabulary in (*VOCABULARIES, COMMON) for name in vocabulary.words())

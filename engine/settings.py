@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Self
 
-from engine.numbers import parse_int
+from .numbers import parse_int
 
 ON_WORDS = ("开", "开启", "是", "on", "true", "1", "允许", "有")
 OFF_WORDS = ("关", "关闭", "否", "off", "false", "0", "不允许", "无")

@@ -13,6 +13,6 @@ def hang(state: dict, seat: int, seed: int, budget_ms: int):
 
 def quick(state: dict, seat: int, seed: int, budget_ms: int):
     """The real search with two sampled deals (a cheap answer)."""
-    from engine.ai.search import search_decide
+    from paizhuo_engine.ai.search import search_decide
 
     return search_decide(state, seat, seed, 2)

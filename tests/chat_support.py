@@ -15,11 +15,11 @@ from nonebot.adapters.onebot.v11 import (
 from nonebot.adapters.onebot.v11.event import Sender
 from support import cards
 
-from engine.cards import card
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.cards import card
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 GROUP = 5001
 OTHER_GROUP = 5002
@@ -109,10 +109,22 @@ def expect_forward(ctx: Any, *parts: str, group: int | None = GROUP, user: int |
                         exception=ActionFailed(status="failed", retcode=1200) if fail else None)
 
 
-def expect_details(ctx: Any, *parts: str, group: int = GROUP) -> None:
-    """The end-of-game details (第 N 局详情) after an end message: one merged-forward
-    message with the deal (``发牌：``) and ``parts``."""
-    expect_forward(ctx, "局详情", "发牌：", *parts, group=group)
+def details_pointer(number: int) -> str:
+    """The end message's last line: where the deal and every move of 第 ``number`` 局 are."""
+    return f"本群第 {number} 局。每人发到的牌和每一手：/对局 {number}"
+
+
+def expect_details(ctx: Any, bot: Any, number: int, *parts: str, group: int = GROUP,
+                   user: int = A, fail: bool = False) -> None:
+    """The end-of-game details of 第 ``number`` 局 where the end message points
+    (:func:`details_pointer`): ``user`` sends ``/对局 N``; the answer is one merged-forward
+    message with the deal (``发牌：``) and ``parts`` (``fail``: the forward call fails and
+    the same text comes as a plain group message)."""
+    ctx.receive_event(bot, gmsg(user, f"/对局 {number}", group=group))
+    ctx.should_call_api("get_group_member_list", {"group_id": group}, [])
+    expect_forward(ctx, f"【第 {number} 局】", "发牌：", *parts, group=group, fail=fail)
+    if fail:
+        expect_group(ctx, f"【第 {number} 局】", "发牌：", *parts, group=group)
 
 
 def expect_private(ctx: Any, user: int, *parts: str, fail: bool = False) -> None:

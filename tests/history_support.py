@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 from chat_support import GROUP
 
-from db import FinishedGame, FinishedPlayer
-from engine.errors import MoveError
-from plugins.paizhuo.tables import REGISTRY
+from nonebot_plugin_paizhuo.tables import REGISTRY
+from paizhuo_db import FinishedGame, FinishedPlayer
+from paizhuo_engine.errors import MoveError
 
 _uids = iter(range(10**6))
 
@@ -66,9 +66,9 @@ def dealt_table(game_name: str, seed: int, moves_left: int, computers: int = 0) 
 
     from chat_support import A, B, C
 
-    from plugins.paizhuo.games import GAMES
-    from plugins.paizhuo.games.base import SeatView
-    from plugins.paizhuo.tables import PLAYING, Table, now_utc
+    from nonebot_plugin_paizhuo.games import GAMES
+    from nonebot_plugin_paizhuo.games.base import SeatView
+    from nonebot_plugin_paizhuo.tables import PLAYING, Table, now_utc
 
     adapter = GAMES[game_name]
     seats = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)[:3 - computers]]

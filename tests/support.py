@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.cards import card, parse_cards
+from paizhuo_engine.cards import card, parse_cards
 
 
 def cards(text: str) -> list[int]:

@@ -79,3 +79,22 @@ def test_every_relative_link_resolves(page: Path) -> None:
 def test_the_link_check_sees_links() -> None:
     assert "docs/DESIGN.md" in links(ROOT / "README.md")
     assert slug("出牌生成（三个游戏共用 `engine/moves.py`）") == "出牌生成三个游戏共用-enginemovespy"
+
+
+DOC_MENTION = re.compile(r"\bdocs/[\w.-]+\.md")
+FIGURES_IN_README = re.compile(r"[Ff]igures (?:go|are) (?:in|to) the README")
+CODE = [p for d in ("bench", "tools", "plugins", "engine", "db", "tests")
+        for p in sorted((ROOT / d).rglob("*.py"))]
+
+
+def test_every_doc_the_code_names_exists() -> None:
+    """A docstring or comment that says where figures or rules live names a page of
+    docs/ that exists; none sends figures to the README (they live in docs/)."""
+    texts = {p: p.read_text(encoding="utf-8") for p in CODE}
+    missing = sorted({f"{p.relative_to(ROOT)}: {m}" for p, text in texts.items()
+                      for m in DOC_MENTION.findall(text) if not (ROOT / m).exists()})
+    assert not missing, "; ".join(missing)
+    readme = [str(p.relative_to(ROOT)) for p, text in texts.items()
+              if FIGURES_IN_README.search(text) and p.name != "test_docs.py"]
+    assert not readme, f"figures belong in docs/benchmarks.md: {readme}"
+    assert any("docs/benchmarks.md" in text for text in texts.values())

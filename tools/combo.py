@@ -77,6 +77,12 @@ OTHER = ["/帮助", "/帮助 挖坑", "/战绩", "/排行", "/对局", "/对局 
 """Commands anyone may send at any time; each gets an answer (chat gets none)."""
 
 
+
+def is_prompt(text: str) -> bool:
+    """A post that says whose turn it is: a prompt (``轮到 @甲 …``, ``轮到 电脑1 …``),
+    not a refusal that names the player to act (``@乙 还没轮到你，现在轮到 甲``)."""
+    return "轮到" in text and "还没轮到你" not in text
+
 class Violation(AssertionError):
     """An invariant broke; the message says which, at which step, with the evidence."""
 
@@ -308,7 +314,7 @@ class Combo:
                 continue
             if "本局结束" in s.text or "牌桌已关闭" in s.text:
                 return None
-            if "轮到" in s.text:
+            if is_prompt(s.text):
                 ats = [u for u in s.at if u in USERS]
                 return ats[-1] if ats else None
         return None
@@ -317,7 +323,7 @@ class Combo:
         """The public situation a move is typed in: the game, the prompt, and the play to
         beat (named in the prompt, or the last play of the post that prompts)."""
         for s in reversed(self.sim.sent):
-            if s.kind == "group" and s.target == group_id and "轮到" in s.text:
+            if s.kind == "group" and s.target == group_id and is_prompt(s.text):
                 lines = s.text.splitlines()
                 at = max(i for i, ln in enumerate(lines) if "轮到" in ln)
                 prompt = re.sub(r"@\S+|（\d+ 秒）|\d+ 秒", "", lines[at])
@@ -397,7 +403,7 @@ class Combo:
         state = self.groups[g]
         player = self.players[user]
         prompt = next(s for s in reversed(self.sim.sent)
-                      if s.kind == "group" and s.target == g and "轮到" in s.text)
+                      if s.kind == "group" and s.target == g and is_prompt(s.text))
         if self.rng.random() < 0.25:
             probe = self.rng.choice(PROBES)
             key = self._prompt_key(g)

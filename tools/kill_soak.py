@@ -53,8 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.cards import parse_cards, rank_of, resolve  # noqa: E402
-from engine.zhuatewu.game import ZGame  # noqa: E402
+from paizhuo_engine.cards import parse_cards, rank_of, resolve  # noqa: E402
+from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
 from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
 from tools.players import SimPlayer  # noqa: E402
 
@@ -315,8 +315,8 @@ class Session:
         mark = len(self.bot.log_text())
         await self.bot.start()
         await asyncio.sleep(0.05)
-        if 'Failed to import "plugins.paizhuo"' in self.bot.log_text()[mark:]:
-            raise SessionError("the bot could not load plugins.paizhuo (is its source being "
+        if 'Failed to import "nonebot_plugin_paizhuo"' in self.bot.log_text()[mark:]:
+            raise SessionError("the bot could not load nonebot_plugin_paizhuo (is its source being "
                                "edited?):\n" + self.log_tail(25))
 
     async def start(self) -> None:

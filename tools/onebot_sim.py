@@ -1139,8 +1139,12 @@ class BotProcess:
         root: str | os.PathLike[str] | None = None,
         startup_timeout: float = 30.0,
         script: str = "bot.py",
+        python: str | os.PathLike[str] | None = None,
     ) -> None:
         """Configure (not start) the bot.
+
+        ``python`` is the interpreter that runs it (this one by default; the host-install
+        tests run a host bot with the interpreter of a venv the project is installed in).
 
         ``script`` is the entry point run with ``python`` in ``root`` (``bot.py``; the
         load benchmark runs ``bench/echo_bot.py``, the bot with NoneBot's echo command).
@@ -1160,6 +1164,7 @@ class BotProcess:
         self.root = Path(root) if root is not None else REPO_ROOT
         self.startup_timeout = startup_timeout
         self.script = script
+        self.python = str(python) if python is not None else sys.executable
         self._proc: subprocess.Popen[bytes] | None = None
         self._log_file: IO[bytes] | None = None
 
@@ -1239,7 +1244,7 @@ class BotProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_file = self.log_path.open("ab")
         self._proc = subprocess.Popen(
-            [sys.executable, self.script],
+            [self.python, self.script],
             cwd=self.root,
             env=self.build_env(),
             stdin=subprocess.DEVNULL,

@@ -25,6 +25,8 @@ from tools.players import SimPlayer, continue_table, next_game, play_table  # no
 GROUP = 20001
 NAMES = ["甲", "乙", "丙", "丁", "戊", "己"]
 DECLARE = ["明", "暗", "明牌", "暗", "暗", "暗"]
+FIXED_SIZE = {"挖坑": 3}
+"""Games with one table size: opened by name alone (挖坑 is always three players)."""
 
 
 def printer(sim: OneBotSim, names: dict[int, str]):
@@ -70,7 +72,7 @@ async def main(game: str, size: int, games: int, seed: int | None, computers: in
             await sim.connect(bot.url, "watch")
             who = f"，其中 {computers} 个电脑" if computers else ""
             print(f"=== {game} {size} 人局{who}，连打 {games} 局（模拟玩家）===\n")
-            args = f"{game} {size}人" if game != "挖坑" else "挖坑"
+            args = game if game in FIXED_SIZE else f"{game} {size}人"
             if computers:
                 end = await with_computers(sim, players, args, computers)
             else:
@@ -102,7 +104,7 @@ if __name__ == "__main__":
     parser.add_argument("--seed", type=int, default=None, help="固定发牌种子（可复现）")
     parser.add_argument("--computers", type=int, default=0, help="其中几个座位是电脑玩家")
     ns = parser.parse_args()
-    size = 3 if ns.game == "挖坑" else ns.size
+    size = FIXED_SIZE.get(ns.game, ns.size)
     if not 0 <= ns.computers < size:
         parser.error("--computers：至少留一个座位给人")
     sys.exit(asyncio.run(main(ns.game, size, ns.games, ns.seed, ns.computers)))

@@ -2,7 +2,7 @@
 
 Two ways in:
 
-* :meth:`db.store.Store.migrate` puts a live *sync* connection (obtained through
+* :meth:`paizhuo_db.store.Store.migrate` puts a live *sync* connection (obtained through
   ``AsyncConnection.run_sync``) into ``config.attributes["connection"]``; migrations run
   on it directly, so this works from inside a running event loop.
 * Otherwise (e.g. ``alembic.command.upgrade(db.store.alembic_config(url), "head")`` from
@@ -18,8 +18,8 @@ from alembic import context
 from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 
-from db.connection import make_engine
-from db.models import Base
+from paizhuo_db.connection import make_engine
+from paizhuo_db.models import Base
 
 config = context.config
 target_metadata = Base.metadata

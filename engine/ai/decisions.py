@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from engine.cards import R2, R3, R5, R10, RA, RBJ, RK, RSJ, rank_of
+from ..cards import R2, R3, R5, R10, RA, RBJ, RK, RSJ, rank_of
 
 SCORE_RANKS = frozenset({R5, R10, RK})
 """Ranks 5, 10 and K: W-6 doubles the stakes for each one buried."""

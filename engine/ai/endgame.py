@@ -7,7 +7,7 @@ the rest of the hand as one legal play. Once the seat plays the first of them, e
 seat must pass each trick in turn, so the seat goes out whatever the hidden hands are.
 
 The unseen cards are the deck minus the cards played and the seat's own hand and the cards
-the seat knows are out of play (:attr:`~engine.ai.view.View.known_out`: the 挖坑 digger's
+the seat knows are out of play (:attr:`~paizhuo_engine.ai.view.View.known_out`: the 挖坑 digger's
 buried cards). Pooling them over every other seat only overstates what the others can do,
 so a line found here is sound. Pure functions; the search is bounded (:data:`NODE_LIMIT`).
 """
@@ -17,10 +17,10 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
-from engine.ai.view import View
-from engine.movegen import UNIT, Play, pack_cards, pack_counts, unpack
-from engine.moves import generator
-from engine.readings import Reading
+from ..movegen import UNIT, Play, pack_cards, pack_counts, unpack
+from ..moves import generator
+from ..readings import Reading
+from .view import View
 
 NODE_LIMIT = 1_500
 """Plays examined per search at most (each hand looked at costs its number of leads); a

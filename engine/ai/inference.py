@@ -7,7 +7,7 @@ W-2) says roughly how strong the bidder's hand was. :class:`Evidence` reads thes
 from the public log and bids only (plus the seat's own hand: nothing else), and
 :meth:`Evidence.weight` scores a guess at the other hands by how well it explains them:
 a product of factors in (0, 1], 1 when nothing speaks against it. 困难 keeps a sampled
-deal with that probability (:func:`engine.ai.search.sample_world`), so samples that fit
+deal with that probability (:func:`paizhuo_engine.ai.search.sample_world`), so samples that fit
 the table's behaviour are the ones played out.
 
 A pass may be a choice (a partner's trick, keeping a hand together), so a pass never
@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.ai.plan import shape_of
-from engine.cards import cards_of_rank, rank_of
+from ..cards import cards_of_rank, rank_of
+from .plan import shape_of
 
 PASS_FACTOR = 0.3
 """Likelihood of passing while holding a loose card (or set) that beats the table."""
@@ -162,7 +162,7 @@ class Evidence:
                     w *= URGENT_PASS_FACTOR if fact.urgent else PASS_FACTOR
                     break
         if self.bids:
-            from engine.ai.decisions import choose_bid
+            from .decisions import choose_bid
 
             for bid in self.bids:
                 now = counts.get(bid.seat)

@@ -2,8 +2,8 @@
 
 * 简单 — the game's simple rule (pass when following, lead the lowest card; 手把一 blocks
   when 把一必拦 says so): the bot's oldest auto-play.
-* 普通 — the planner (:mod:`engine.ai.strategy`) with sure ways out first.
-* 困难 — :func:`engine.ai.search.search_decide`: 普通's choice checked against a few others
+* 普通 — the planner (:mod:`paizhuo_engine.ai.strategy`) with sure ways out first.
+* 困难 — :func:`paizhuo_engine.ai.search.search_decide`: 普通's choice checked against a few others
   by playing each out on sampled deals of the unseen cards.
 
 :func:`choose_action` is the in-process entry point (the chat layer runs 困难 in worker
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.ai.search import search_decide
-from engine.ai.simple import Action, LowestStrategy
-from engine.ai.strategy import PlanStrategy
+from .search import search_decide
+from .simple import Action, LowestStrategy
+from .strategy import PlanStrategy
 
 LEVELS: tuple[str, ...] = ("简单", "普通", "困难")
 """Level names, weakest first."""
@@ -29,7 +29,7 @@ NORMAL = PlanStrategy()
 def simple_strategy(game: Any) -> Any:
     """简单's strategy for ``game``: 手把一 keeps its own (S-4 把一必拦 aware)."""
     if type(game).__name__ == "SGame":
-        from engine.ai.shoubayi import BlockingStrategy
+        from .shoubayi import BlockingStrategy
 
         return BlockingStrategy()
     return LowestStrategy()

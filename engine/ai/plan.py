@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from engine.movegen import ChainSpec, pack_counts
-from engine.moves import generator, legal_leads
+from ..movegen import ChainSpec, pack_counts
+from ..moves import generator, legal_leads
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,8 @@
 A rollout plays a sampled deal (every hand known: it is one guess at the hidden cards)
 to the end, so the player used inside it must be cheap — 困难 compares several candidate
 moves on many sampled deals within a few hundred milliseconds. :func:`quick_action` is
-the planner's idea (:mod:`engine.ai.plan`) reduced to what can be memoised on packed rank
-counts (:mod:`engine.movegen`):
+the planner's idea (:mod:`paizhuo_engine.ai.plan`) reduced to what can be memoised on packed rank
+counts (:mod:`paizhuo_engine.movegen`):
 
 * **Lead** — the whole hand when it is one play, else the weakest group of the hand's
   plan (low ranks first, chains and sets before singles, bombs kept); against an
@@ -27,13 +27,13 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from engine.ai.plan import plan_hand, shape_of
-from engine.ai.simple import PASS, Action
-from engine.ai.strategy import _plan_size, _plays_of
-from engine.errors import MoveError
-from engine.movegen import Play, pack_cards, pack_counts, reading_of_json, unpack
-from engine.moves import cards_for, generator
-from engine.readings import Reading
+from ..errors import MoveError
+from ..movegen import Play, pack_cards, pack_counts, reading_of_json, unpack
+from ..moves import cards_for, generator
+from ..readings import Reading
+from .plan import plan_hand, shape_of
+from .simple import PASS, Action
+from .strategy import _plan_size, _plays_of
 
 ROLLOUT_MOVES = 2000
 """A rollout stops after this many moves (never reached in practice)."""

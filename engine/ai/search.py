@@ -6,9 +6,9 @@ allowed — by playing each one out on ``samples`` deals of the unseen cards. Ea
 deals the cards the seat has not seen to the other seats (and out of play) at random, with
 every card count kept and every public fact kept: a 明牌 spy's open hand stays, a spy who
 declared (明 / 明牌) and has played no spy card holds one. What passes and 挖坑 bids say
-about a hand weighs the deals (:mod:`engine.ai.inference`: a deal that explains them
+about a hand weighs the deals (:mod:`paizhuo_engine.ai.inference`: a deal that explains them
 badly is redrawn, up to :data:`SAMPLE_TRIES` times). Every candidate is played out on the
-same deal by the fast rollout player (:mod:`engine.ai.rollout`) at every seat; the
+same deal by the fast rollout player (:mod:`paizhuo_engine.ai.rollout`) at every seat; the
 candidate with the best mean points for the seat is chosen when it beats the planner's
 own choice clearly on the same deals (:func:`_pick`), else the planner's choice stands.
 
@@ -25,14 +25,14 @@ from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
-from engine.ai.endgame import sure_line
-from engine.ai.inference import Evidence
-from engine.ai.rollout import clone, playout
-from engine.ai.simple import PASS, Action
-from engine.ai.strategy import decide
-from engine.ai.view import View, view_of
-from engine.movegen import Play, pack_cards
-from engine.moves import cards_for, generator
+from ..movegen import Play, pack_cards
+from ..moves import cards_for, generator
+from .endgame import sure_line
+from .inference import Evidence
+from .rollout import clone, playout
+from .simple import PASS, Action
+from .strategy import decide
+from .view import View, view_of
 
 CANDIDATES = 8
 """Moves compared per decision at most (the planner's choice first)."""
@@ -48,14 +48,14 @@ def game_from_json(data: dict) -> Any:
     """The game of a state saved by ``to_json`` (any climbing game: 抓特务 / 挖坑 / 手把一,
     told apart by their fields)."""
     if "spy_cards" in data:
-        from engine.zhuatewu.game import ZGame
+        from ..zhuatewu.game import ZGame
 
         return ZGame.from_json(data)
     if "buried" in data:
-        from engine.wakeng.game import WGame
+        from ..wakeng.game import WGame
 
         return WGame.from_json(data)
-    from engine.shoubayi.game import SGame
+    from ..shoubayi.game import SGame
 
     return SGame.from_json(data)
 
@@ -97,8 +97,8 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
     from the cards ``seat`` has not seen, keeping every count and the public facts of the
     module doc. Reads only what ``seat`` may know.
 
-    With ``evidence`` (what passes and bids said, :class:`~engine.ai.inference.Evidence`)
-    a deal is kept with the probability of its :meth:`~engine.ai.inference.Evidence.weight`
+    With ``evidence`` (what passes and bids said, :class:`~paizhuo_engine.ai.inference.Evidence`)
+    a deal is kept with the probability of its :meth:`~paizhuo_engine.ai.inference.Evidence.weight`
     (rejection sampling); after ``tries`` deals the most likely one seen is kept."""
     data = game.to_json()
     kind = type(game).__name__
@@ -208,7 +208,7 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     ``stop`` (the caller's time budget; the engine reads no clock) is asked before each
     rollout: when it says so, the samples completed so far decide (none: the planner's
     choice). ``use_evidence``: weigh the sampled deals by what passes and bids said
-    (:mod:`engine.ai.inference`). ``info``, when given, receives ``candidates`` and
+    (:mod:`paizhuo_engine.ai.inference`). ``info``, when given, receives ``candidates`` and
     ``samples`` (completed) for measurement."""
     game = game_from_json(state)
     view = view_of(game, seat)

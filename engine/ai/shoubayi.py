@@ -1,20 +1,23 @@
 """手把一 auto-play (托管 / timeout): pass when following unless 把一必拦 forbids it, then
 the lowest play that beats; when leading, the lowest legal single (a lone joker may never be
-left, S-3), else the lowest legal play. Built on the exact legal-move generator."""
+left, S-3), else the lowest legal play. Built on the game's legal-move generator
+(:mod:`paizhuo_engine.moves`); among plays equal in what it compares (kickers of one 三带一 /
+四带二), the one whose rank counts sort first (the fewest low kickers)."""
 
 from __future__ import annotations
 
-from engine.ai.simple import PASS, Action
-from engine.cards import rank_of
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.shoubayi.moves import legal_plays
-from engine.shoubayi.rules import counts_of
+from ..cards import rank_of
+from ..errors import MoveError
+from ..movegen import Play, unpack
+from ..moves import legal_plays
+from ..shoubayi.game import SGame
+from .simple import PASS, Action
 
 
-def _cards_for(game: SGame, seat: int, counts: tuple[int, ...]) -> tuple[int, ...]:
-    """Concrete cards of ``seat`` for a rank multiset (suits do not matter in 手把一)."""
-    need = list(counts)
+def _cards_for(game: SGame, seat: int, play: Play) -> tuple[int, ...]:
+    """Concrete cards of ``seat`` for a play, the first of each rank in the hand (suits
+    do not matter in 手把一)."""
+    need = list(unpack(play[0]))
     out = []
     for c in game.hands[seat]:
         r = rank_of(c)
@@ -34,20 +37,21 @@ class BlockingStrategy:
     def choose(self, game: SGame, seat: int) -> Action:
         """An action legal in ``game`` for ``seat`` (whose turn it is)."""
         to_beat = game.lead_reading()
-        hand = counts_of(game.hands[seat])
+        hand = game.hands[seat]
         if to_beat is not None:
             if self.follow:
-                answers = [p for p in legal_plays(hand, to_beat) if not p[1].bomb]
+                answers = [p for p in legal_plays(hand, game.rules, to_beat) if not p[1].bomb]
                 if answers:
-                    counts, _ = min(answers, key=lambda p: p[1].key)
-                    return Action("play", _cards_for(game, seat, counts))
+                    best = min(answers, key=lambda p: (p[1].key, unpack(p[0])))
+                    return Action("play", _cards_for(game, seat, best))
             try:
                 game.check_pass(seat)
                 return PASS
             except MoveError:
                 pass
-        plays = legal_plays(hand, to_beat)
+        plays = legal_plays(hand, game.rules, to_beat)
         if not plays:
             return PASS
-        counts, _ = min(plays, key=lambda p: (p[1].bomb, p[1].size != 1, p[1].size, p[1].key))
-        return Action("play", _cards_for(game, seat, counts))
+        best = min(plays, key=lambda p: (p[1].bomb, p[1].size != 1, p[1].size, p[1].key,
+                                         unpack(p[0])))
+        return Action("play", _cards_for(game, seat, best))

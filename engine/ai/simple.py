@@ -4,7 +4,7 @@ A strategy is any object with ``choose(game, seat) -> Action``; the chat layer a
 game's strategy and applies the action through the game's normal move functions, so a
 smarter player can replace :class:`LowestStrategy` without touching anything else.
 
-A strategy that searches should take its candidate plays from :mod:`engine.moves`
+A strategy that searches should take its candidate plays from :mod:`paizhuo_engine.moves`
 (every legal lead / follow of every game, each with its reading; cheapest first on
 demand) and may apply them with ``game.play_reading`` so the reading is kept (G-5).
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.cards import rank_of
-from engine.errors import MoveError
-from engine.readings import Reading
+from ..cards import rank_of
+from ..errors import MoveError
+from ..readings import Reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ def forced_follow(game: Any, seat: int) -> Action | None:
         return None
     except MoveError:
         pass
-    from engine.moves import any_beating, cards_for
+    from ..moves import any_beating, cards_for
 
     play = any_beating(game.hands[seat], game.rules, game.lead_reading())
     if play is None:
@@ -63,7 +63,7 @@ class LowestStrategy:
     card (a spy card, G-1) only when nothing else is left."""
 
     def choose(self, game: Any, seat: int) -> Action:
-        """``game`` is a :class:`~engine.climbing.ClimbingGame` whose ``rules`` have
+        """``game`` is a :class:`~paizhuo_engine.climbing.ClimbingGame` whose ``rules`` have
         ``rank_order()``. Raises ``ValueError`` if ``seat`` has no cards."""
         if game.lead is not None:
             return forced_follow(game, seat) or PASS
@@ -81,7 +81,7 @@ class LowestStrategy:
                 continue
             return Action("play", (low,))
         # No single may lead (e.g. 小王 大王 left in 手把一): the cheapest legal lead.
-        from engine.moves import cards_for, iter_plays
+        from ..moves import cards_for, iter_plays
 
         play = next(p for p in iter_plays(hand, game.rules) if not p[1].bomb)
         return Action("play", tuple(cards_for(play, hand, game.protected())), play[1])

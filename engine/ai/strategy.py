@@ -1,13 +1,13 @@
 """The computer player's play of tricks, for every game (电脑 seats, 托管, 提示).
 
-:class:`PlanStrategy` decides from a :class:`~engine.ai.view.View` only (RULES.md G-6):
+:class:`PlanStrategy` decides from a :class:`~paizhuo_engine.ai.view.View` only (RULES.md G-6):
 
-* **Lead** — plan the hand (:mod:`engine.ai.plan`) and lead its weakest group (lowest
+* **Lead** — plan the hand (:mod:`paizhuo_engine.ai.plan`) and lead its weakest group (lowest
   key, the longer of equals), keeping bombs and sure winners (no unseen card can beat
   them: cards played are counted) for control; when one weak group is left, cash the sure
   winners first and finish with it. Against an opponent down to one or two cards, avoid
   leading what they could follow (singles / pairs), else lead the highest.
-* **Follow** — among the legal follows (cheapest first, :mod:`engine.moves`), take the one
+* **Follow** — among the legal follows (cheapest first, :mod:`paizhuo_engine.moves`), take the one
   that leaves the hand needing the fewest plays, then without a bomb, then without a
   control card, then the lowest. Play it when it fits the plan; break the plan, or use a
   bomb, only to stop an opponent who is about to go out; let a known partner (抓特务
@@ -23,12 +23,12 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from engine.ai.endgame import NODE_LIMIT, Oracle, headsup_move, sure_line
-from engine.ai.plan import GameShape, Group, plan_hand, shape_of
-from engine.ai.simple import PASS, Action
-from engine.ai.view import View, view_of
-from engine.movegen import Play, pack_cards, pack_counts, unpack
-from engine.moves import cards_for, generator
+from ..movegen import Play, pack_cards, pack_counts, unpack
+from ..moves import cards_for, generator
+from .endgame import NODE_LIMIT, Oracle, headsup_move, sure_line
+from .plan import GameShape, Group, plan_hand, shape_of
+from .simple import PASS, Action
+from .view import View, view_of
 
 FOLLOW_CANDIDATES = 24
 """Follows examined per decision (cheapest first, at most 3 per type and key)."""
@@ -66,7 +66,7 @@ def _group_sure(group: Group, unseen: list[int], weight: tuple[int, ...]) -> boo
 
 class PlanStrategy:
     """Computer player / 托管 / 提示 strategy for every climbing game (see the module
-    doc). ``choose(game, seat)`` reads only :func:`~engine.ai.view.view_of`. ``sound``
+    doc). ``choose(game, seat)`` reads only :func:`~paizhuo_engine.ai.view.view_of`. ``sound``
     as in :func:`decide`."""
 
     def __init__(self, sound: bool = True) -> None:
@@ -83,9 +83,9 @@ def decide(view: View, protected: tuple[int, ...] = (), sound: bool = True,
     apply path) or pass. ``protected`` are cards a rank-only choice takes last (spy
     cards, G-1). Always legal for a game in its play phase.
 
-    With ``sound`` (普通 and above) a sure way out (:func:`~engine.ai.endgame.sure_line`)
+    With ``sound`` (普通 and above) a sure way out (:func:`~paizhuo_engine.ai.endgame.sure_line`)
     is taken first (searching at most ``line_limit`` plays, with at most ``line_cards``
-    cards in hand), then a won heads-up ending (:func:`~engine.ai.endgame.headsup_move`),
+    cards in hand), then a won heads-up ending (:func:`~paizhuo_engine.ai.endgame.headsup_move`),
     and the endgame rules of the
     module doc apply; without it the planner plays as it did before them (kept to measure
     against)."""

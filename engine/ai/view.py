@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import DECK_52, DECK_54
-from engine.errors import MoveError
-from engine.movegen import pack_cards
-from engine.readings import Reading
+from ..cards import DECK_52, DECK_54
+from ..errors import MoveError
+from ..movegen import pack_cards
+from ..readings import Reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ def _spy_knowledge(game: Any, seat: int) -> tuple[frozenset[int], frozenset[int]
     """抓特务 sides as ``seat`` knows them (Z-2, Z-9): its own role; spies that declared
     or played a spy card are public; a spy knows it is alone in 3-player games and when it
     holds both spy cards."""
-    from engine.zhuatewu.game import SPY
+    from ..zhuatewu.game import SPY
 
     everyone = set(range(game.players)) - {seat}
     public_spies = set(game.declared_spies())

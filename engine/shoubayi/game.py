@@ -12,11 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
-from engine.climbing import ClimbingGame, Move, carried_seat, shape_rule
-from engine.errors import hand_error
-from engine.readings import SHOUBAYI, Reading, Vocabulary
-from engine.shoubayi.rules import SRules, beats, classify, counts_of
+from ..cards import BIG_JOKER, DECK_52, DECK_54, HEART, R5, SMALL_JOKER, card, rank_of
+from ..climbing import ClimbingGame, Move, carried_seat, shape_rule
+from ..errors import hand_error
+from ..readings import SHOUBAYI, Reading, Vocabulary
+from .rules import SRules, beats, classify
 
 WIN, LOSS = "win", "loss"
 
@@ -174,11 +174,13 @@ class SGame(ClimbingGame):
         return after != self.turn and len(self.hands[after]) == 1
 
     def can_beat(self, seat: int) -> bool:
-        """Whether ``seat`` holds a legal play that beats the play on the table."""
-        from engine.shoubayi.moves import can_beat
+        """Whether ``seat`` holds a legal play that beats the play on the table: the
+        game's move generator finds the cheapest follow, or none (S-3, S-4)."""
+        from ..moves import any_beating
 
         to_beat = self.lead_reading()
-        return to_beat is not None and can_beat(counts_of(self.hands[seat]), to_beat)
+        return to_beat is not None and any_beating(self.hands[seat], self.rules,
+                                                   to_beat) is not None
 
     def report(self, seat: int, left: int) -> int | None:
         """S-4: announce 把一 (one card left)."""
@@ -247,6 +249,15 @@ class SGame(ClimbingGame):
     def next_game_info(self) -> dict:
         """The previous winner deals and leads the next game (S-4)."""
         return {"winner": self.out[0] if self.out else None}
+
+    # ---- the game as dealt (复盘) ----------------------------------------------------------
+    def as_dealt(self) -> tuple[dict, list[list]]:
+        """:meth:`ClimbingGame.as_dealt`: the hands before the first play with the first
+        leader to act (S-4), no 包赔 watch; no decision comes before the first play."""
+        state = self.json_before_play()
+        leader = self.log[0][0] if self.log else self.turn
+        state.update(hands=self.hands_before_play(), turn=leader, watch=None, baopei=None)
+        return state, []
 
     # ---- persistence ----------------------------------------------------------------------------------
     def to_json(self) -> dict:

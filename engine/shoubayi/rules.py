@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.cards import R2, RA, RBJ, RSJ, rank_of
-from engine.readings import Reading
-from engine.settings import RuleSet, Schema, Setting
+from ..cards import R2, RA, RBJ, RSJ, rank_of
+from ..readings import Reading
+from ..settings import RuleSet, Schema, Setting
 
 Counts = tuple[int, ...]
 """15 rank counts (natural ranks 0..14)."""

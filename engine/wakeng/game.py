@@ -12,11 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import DECK_52, HEART, R4, card, rank_of
-from engine.climbing import ClimbingGame, shape_rule
-from engine.errors import MoveError, hand_error
-from engine.readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
-from engine.wakeng.rules import SCORE_RANKS, WRules, beats, bury_multiplier, classify, forced_three
+from ..cards import DECK_52, HEART, R4, card, rank_of
+from ..climbing import ClimbingGame, shape_rule
+from ..errors import MoveError, hand_error
+from ..readings import WAKENG, WAKENG_SHAANXI, Reading, Vocabulary
+from .rules import SCORE_RANKS, WRules, beats, bury_multiplier, classify, forced_three
 
 DIGGER = "digger"
 FARMER = "farmer"
@@ -232,6 +232,24 @@ class WGame(ClimbingGame):
     def next_game_info(self) -> dict:
         """What the next game needs: the first player out bids first (W-2)."""
         return {"out": list(self.out)}
+
+    # ---- the game as dealt (复盘) ----------------------------------------------------------
+    def as_dealt(self) -> tuple[dict, list[list]]:
+        """:meth:`ClimbingGame.as_dealt`: the state before bidding, the bottom still
+        undealt, then every bid in bidding order (W-2) and the 扣底 (W-3)."""
+        hands = self.hands_before_play()
+        if self.buried:
+            bottom = set(self.bottom)
+            hands[self.digger] = sorted([c for c in hands[self.digger] if c not in bottom]
+                                        + self.buried)
+        order = [(self.first + i) % 3 for i in range(3)]
+        events: list[list] = [["bid", s, self.bids[s]] for s in order if self.bids[s] is not None]
+        if self.buried:
+            events.append(["bury", self.digger, list(self.buried)])
+        state = self.json_before_play()
+        state.update(hands=hands, turn=self.first, phase="bid", bidder=self.first,
+                     bids=[None] * 3, digger=None, bid=0, buried=[])
+        return state, events
 
     # ---- persistence -----------------------------------------------------------------------------
     def to_json(self) -> dict:

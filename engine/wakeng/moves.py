@@ -4,15 +4,15 @@
 pair chains of 3+ and triple chains of 2+ within 3 … A. 陕西: ranking 3 > 2 > A > … > 4,
 四条 (a four, no bomb), 连牌 of 3+ and 对子连牌 of 3+ within 4 … K, no triple chains.
 Chains are keyed by their top rank, sets by the rank weight — exactly as
-:func:`~engine.wakeng.rules.classify`. Use it through :mod:`engine.moves`.
+:func:`~paizhuo_engine.wakeng.rules.classify`. Use it through :mod:`paizhuo_engine.moves`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.cards import R3, R4, RA, RK
-from engine.movegen import (
+from ..cards import R3, R4, RA, RK
+from ..movegen import (
     SHIFTS,
     MoveGenerator,
     Play,
@@ -22,12 +22,12 @@ from engine.movegen import (
     set_plays,
     set_table,
 )
-from engine.readings import Reading
-from engine.wakeng.rules import WRules, beats
+from ..readings import Reading
+from .rules import WRules, beats
 
 
 class WMoves(MoveGenerator):
-    """The 挖坑 generator for one :class:`~engine.wakeng.rules.WRules`."""
+    """The 挖坑 generator for one :class:`~paizhuo_engine.wakeng.rules.WRules`."""
 
     def __init__(self, rules: WRules) -> None:
         self.rules = rules

@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.cards import R2, R3, R4, R5, R10, RA, RK, rank_of
-from engine.readings import Reading
-from engine.settings import RuleSet, Schema, Setting
+from ..cards import R2, R3, R4, R5, R10, RA, RK, rank_of
+from ..readings import Reading
+from ..settings import RuleSet, Schema, Setting
 
 SCORE_RANKS = (R5, R10, RK)
 """W-6: each buried 5, 10 or K doubles the score."""

@@ -12,11 +12,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.cards import DECK_54, RA, rank_of
-from engine.climbing import ClimbingGame, carried_seat, shape_rule
-from engine.errors import MoveError, hand_error
-from engine.readings import ZHUATEWU, Reading, Vocabulary
-from engine.zhuatewu.rules import ZRules, beats, classify
+from ..cards import DECK_54, RA, rank_of
+from ..climbing import ClimbingGame, carried_seat, shape_rule
+from ..errors import MoveError, hand_error
+from ..readings import ZHUATEWU, Reading, Vocabulary
+from .rules import ZRules, beats, classify
 
 SPY = "spy"
 CIVILIAN = "civilian"
@@ -425,6 +425,29 @@ class ZGame(ClimbingGame):
             points[w] += stake
             points[lo] -= stake
         return points
+
+    # ---- the game as dealt (复盘) ----------------------------------------------------------
+    def as_dealt(self) -> tuple[dict, list[list]]:
+        """:meth:`ClimbingGame.as_dealt`: the state with the tribute given but not returned
+        (Z-8; the deal's own step from tribute to declare or play taken), then every 还贡 in
+        giving order and every spy's declaration (Z-9)."""
+        hands = self.hands_before_play()
+        events: list[list] = []
+        for e in self.exchanges:  # undo the returns (Z-8), in giving order
+            if e["returned"] is not None:
+                returned = set(e["returned"])
+                hands[e["receiver"]] = sorted(hands[e["receiver"]] + e["returned"])
+                hands[e["giver"]] = [c for c in hands[e["giver"]] if c not in returned]
+                events.append(["return", e["receiver"], list(e["returned"])])
+        events += [["declare", s, self.declared[s]] for s in self.spies()
+                   if self.declared[s] is not None]
+        state = self.json_before_play()
+        state.update(hands=hands, turn=self.dealer, phase="tribute", stakes=[1] * self.players,
+                     declared=[None] * self.players,
+                     exchanges=[{**e, "returned": None} for e in self.exchanges])
+        dealt = type(self).from_json(state)
+        dealt._advance()
+        return dealt.to_json(), events
 
     # ---- persistence ---------------------------------------------------------------------
     def to_json(self) -> dict:

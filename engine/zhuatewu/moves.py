@@ -1,18 +1,18 @@
 """抓特务 legal-move generation (RULES.md Z-3, Z-4; G-3, G-5), on packed rank multisets.
 
-Every play :func:`~engine.zhuatewu.rules.classify` accepts is generated exactly once per
+Every play :func:`~paizhuo_engine.zhuatewu.rules.classify` accepts is generated exactly once per
 reading, under every setting: 带3 (set keys by the Z-3 weight), 大小王成对 (the joker pair,
 the highest pair), 连牌规则 a / b / c and 连对最少 (which chains exist and how they are
 keyed: top card in chain order, an A played low below 3). No bombs (Z-4).
-Use it through :mod:`engine.moves`.
+Use it through :mod:`paizhuo_engine.moves`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.cards import R2, RA, RBJ, RK, RSJ
-from engine.movegen import (
+from ..cards import R2, RA, RBJ, RK, RSJ
+from ..movegen import (
     SHIFTS,
     UNIT,
     MoveGenerator,
@@ -24,8 +24,8 @@ from engine.movegen import (
     set_plays,
     set_table,
 )
-from engine.readings import Reading
-from engine.zhuatewu.rules import ZRules, beats
+from ..readings import Reading
+from .rules import ZRules, beats
 
 _HIGH = tuple(range(RA + 1))          # 3 … K A, positions 0 … 11
 _NO_A = tuple(range(RK + 1))          # 3 … K (rule c, pair and triple chains)
@@ -34,7 +34,7 @@ _SETS = (("single", 1), ("pair", 2), ("triple", 3), ("four", 4))
 
 
 class ZMoves(MoveGenerator):
-    """The 抓特务 generator for one :class:`~engine.zhuatewu.rules.ZRules`."""
+    """The 抓特务 generator for one :class:`~paizhuo_engine.zhuatewu.rules.ZRules`."""
 
     def __init__(self, rules: ZRules) -> None:
         self.rules = rules

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.cards import (
+from ..cards import (
     BIG_JOKER,
     CLUB,
     HEART,
@@ -26,8 +26,8 @@ from engine.cards import (
     card,
     rank_of,
 )
-from engine.readings import Reading
-from engine.settings import RuleSet, Schema, Setting
+from ..readings import Reading
+from ..settings import RuleSet, Schema, Setting
 
 SPY_CARD_SETS: dict[str, tuple[int, ...]] = {
     "双黑": (card(RA, SPADE), card(RA, CLUB)),

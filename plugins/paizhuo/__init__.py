@@ -29,13 +29,14 @@ from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
-from db.store import Store
-from plugins.paizhuo import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
-from plugins.paizhuo.actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
-from plugins.paizhuo.config import Config, plugin_config, warn_old_names
-from plugins.paizhuo.internals import dispatch
-from plugins.paizhuo.matchers import namespace
-from plugins.paizhuo.tables import REGISTRY
+from paizhuo_db.store import Store
+
+from . import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
+from .actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
+from .config import Config, plugin_config, warn_old_names
+from .internals import dispatch
+from .matchers import namespace
+from .tables import REGISTRY
 
 __plugin_meta__ = PluginMetadata(
     name="牌桌",

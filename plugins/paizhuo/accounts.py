@@ -1,7 +1,7 @@
 """Several bot accounts (机器人账号): which account answers a command, whose tables a
 process holds, and which account a table's messages and timers go through.
 
-Rules (README, “多个机器人账号”):
+Rules (docs/deployment.md, “多个机器人账号”):
 
 * A table belongs to the account in whose group it was opened (``Table.account``, saved
   with it). Its group and private messages, friend checks and timers go through that
@@ -44,8 +44,8 @@ from nonebot.adapters.onebot.v11 import (
     PrivateMessageEvent,
 )
 
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.tables import REGISTRY, Table
+from .actions import deadlines
+from .tables import REGISTRY, Table
 
 _group_lists: dict[str, set[str] | None] = {}
 """Each connected account's groups as its OneBot side listed them (``None``: unreadable)."""
@@ -172,7 +172,7 @@ async def handles(bot: AnyBot, event: Event) -> bool:
         table = REGISTRY.table_of_user(str(event.user_id))
         if table is None or table.account in (None, me):
             return True
-        from plugins.paizhuo.messaging import deliver, private
+        from .messaging import deliver, private
 
         await deliver(bot, [private(str(event.user_id),
                                     f"你的牌桌由机器人 {table.account} 主持，请私聊它。")])

@@ -3,7 +3,7 @@ search off the event loop.
 
 * 简单 plays the game's simple rule, 普通 the planner (both in the event loop: well under
   a millisecond at the median, :mod:`bench.ai_bench`).
-* 困难 runs :func:`engine.ai.search.search_decide` in a worker process
+* 困难 runs :func:`paizhuo_engine.ai.search.search_decide` in a worker process
   (:class:`SearchPool`, a ``ProcessPoolExecutor``) with the group's 困难用时 as its budget:
   the worker stops sampling when the budget is near, the event loop waits at most the
   budget, and a full pool (``PAIZHUO_AI_SEARCHES`` searches running), a timeout, a killed worker
@@ -24,9 +24,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from engine.ai.levels import NORMAL, simple_strategy
-from engine.ai.simple import Action
-from plugins.ai_worker import SearchPool
+from paizhuo_ai_worker import SearchPool
+from paizhuo_engine.ai.levels import NORMAL, simple_strategy
+from paizhuo_engine.ai.simple import Action
 
 DEFAULT_BUDGET_MS = 300
 
@@ -72,7 +72,7 @@ def pool() -> SearchPool:
     if _POOL is None:
         workers, limit = 1, 2
         with contextlib.suppress(Exception):  # outside a running bot: the defaults
-            from plugins.paizhuo.config import plugin_config
+            from .config import plugin_config
 
             config = plugin_config()
             workers, limit = config.ai_workers, config.ai_searches

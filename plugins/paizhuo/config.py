@@ -49,7 +49,7 @@ class Config(BaseModel):
     ``PAIZHUO_BARE_COMMANDS`` — which command words are answered without the
     ``/牌桌`` namespace (``all`` by default; e.g. ``all,-帮助,-help``; see
     ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
-    end-of-game summary as pictures when a font that renders Chinese is found (default
+    game details of ``/对局 N`` as pictures when a font that renders Chinese is found (default
     true; ``PAIZHUO_FONT`` names the font file).
     ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
     (default true; false: registered with NoneBot like any plugin's; see

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nonebot.adapters.onebot.v11 import GroupMessageEvent, Message, MessageEvent
 
-from plugins.paizhuo.messaging import Outgoing, plain
+from .messaging import Outgoing, plain
 
 NODE_LINES = 8
 """At most this many lines per forwarded node."""

@@ -47,9 +47,9 @@ from nonebot.adapters.onebot.v11.config import Config as OneBotConfig
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.internals import adapter_problems
-from plugins.paizhuo.internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
+from .config import plugin_config
+from .internals import adapter_problems
+from .internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
 
 __all__ = ["FRAME_PREVIEW", "WS_PATH", "GuardedAdapter", "StartupRefused", "check_startup",
            "is_own_message"]

@@ -12,7 +12,7 @@ from typing import Any
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
 
-from db.history import (
+from paizhuo_db.history import (
     CHINA_TZ,
     PERIODS,
     Board,
@@ -24,12 +24,13 @@ from db.history import (
     most_played_game,
     period_start,
 )
-from db.store import Store
-from plugins.paizhuo.games import GAMES, GameAdapter, find_game
-from plugins.paizhuo.games.base import SeatView, UsageError, computer_name, is_computer
-from plugins.paizhuo.names import clean_name
-from plugins.paizhuo.replay import Rebuilt, Step, engine_of, run
-from plugins.paizhuo.tables import now_utc
+from paizhuo_db.store import Store
+
+from .games import GAMES, GameAdapter, find_game
+from .games.base import SeatView, UsageError, computer_name, is_computer
+from .names import clean_name
+from .replay import Rebuilt, Step, engine_of, run
+from .tables import now_utc
 
 PERIOD_TEXT = {"all": "总榜", "week": "本周", "month": "本月"}
 RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
@@ -295,6 +296,19 @@ def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView])
     if trick:
         lines.append(f"第 {tricks + 1} 轮：" + "｜".join(trick) + "（未打完）")
     return lines
+
+
+def replayed_end(entry: GameEntry, names: dict[str, str]) -> tuple[GameAdapter, Any, list[SeatView]] | None:
+    """``(adapter, engine at the end, seats)`` of a finished, scored game whose replay
+    re-runs to its end (what its details picture is drawn from); ``None`` otherwise."""
+    adapter = GAMES.get(entry.game)
+    if adapter is None or entry.void:
+        return None
+    rebuilt = _rebuilt(entry, adapter, steps=False)
+    seats = entry_seats(entry, names)
+    if rebuilt is None or rebuilt.final.players != len(seats) or not adapter.is_over(rebuilt.final):
+        return None
+    return adapter, rebuilt.final, seats
 
 
 def replay_text(entry: GameEntry, names: dict[str, str]) -> str:

@@ -4,7 +4,7 @@ A handler collects :class:`Outgoing` items while it holds a table's lock and han
 :func:`deliver` (or queues them with :func:`submit` under the lock and waits after
 releasing it). The messages of one action are merged (one group message per group, one
 private message per user) and queued on the account's
-:class:`~plugins.paizhuo.send_queue.SendScheduler`: one queue per conversation, an
+:class:`~nonebot_plugin_paizhuo.send_queue.SendScheduler`: one queue per conversation, an
 account-wide budget (``PAIZHUO_SEND_RATE`` / ``PAIZHUO_SEND_BURST``, QQ rate limits, 风控), a timeout on
 every call (``PAIZHUO_ONEBOT_CALL_TIMEOUT``), retries and a back-off of its own for a conversation
 whose sends fail, group messages before private ones, and a player's waiting hand updates
@@ -39,9 +39,9 @@ from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
 from nonebot.log import LoguruHandler
 
-from plugins.paizhuo import ordering, send_queue
-from plugins.paizhuo.config import Config, plugin_config
-from plugins.paizhuo.send_queue import SendScheduler
+from . import ordering, send_queue
+from .config import Config, plugin_config
+from .send_queue import SendScheduler
 
 _scheduler_log = logging.getLogger(send_queue.__name__)
 _scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log

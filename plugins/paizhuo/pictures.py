@@ -1,7 +1,7 @@
 """Which messages go out as pictures (``PAIZHUO_IMAGES`` and a font found at start-up),
-and the pictures' contents: the table after a move (图片桌面), the end-of-game details
-with every hand as dealt, the /战绩 card and the /排行 board. Every picture carries its
-text as the fallback.
+and the pictures' contents: the table after a move (图片桌面), a game's details with every
+hand as dealt (at the top of ``/对局 N``), the /战绩 card and the /排行 board. Every
+picture carries its text as the fallback.
 
 The contents are read from the game here, on the event loop (cheap: names, card ids,
 lines of text); the drawing (:mod:`render`) runs in one drawing thread (:func:`draw`), so
@@ -21,15 +21,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from nonebot import get_driver, logger
-from nonebot.adapters.onebot.v11 import Message
+from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.cards import rank_of
-from plugins.paizhuo import render
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.forward import forward
-from plugins.paizhuo.games.base import GameAdapter, SeatView
-from plugins.paizhuo.games.climbing import order_play
-from plugins.paizhuo.messaging import Outgoing, plain
+from paizhuo_engine.cards import rank_of
+
+from . import render
+from .config import plugin_config
+from .games.base import GameAdapter, SeatView
+from .games.climbing import order_play
+from .messaging import Outgoing, plain
 
 DRAWING_THREAD = "paizhuo-draw"
 """Name of the one thread every picture is drawn in (a FreeType font is not shared
@@ -221,7 +221,7 @@ def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
     the group could not see while it played. The deal is the one the game's ``replay``
     (captured with its record) starts from; None without a replay (the details would
     only repeat the end message)."""
-    from plugins.paizhuo.history_texts import deal_lines
+    from .history_texts import deal_lines
 
     if replay is None:
         return None
@@ -241,7 +241,7 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
                  end_text: str, replay: dict | None) -> render.DetailsView | None:
     """The details picture's content: the same facts as :func:`details_text`, each
     hand as cards."""
-    from plugins.paizhuo.history_texts import deal_lines, deal_roles, dealt_hands
+    from .history_texts import deal_lines, deal_roles, dealt_hands
 
     if replay is None:
         return None
@@ -257,16 +257,20 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
                               f"每一手：/对局 {number}" if number else "")
 
 
-def end_details(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
-                number: int | None, end_text: str, replay: dict | None) -> Outgoing | Pending | None:
-    """The end-of-game details (``details_text``) for the group, sent after the end
-    message: a picture when pictures are on (read now, drawn later), otherwise one
-    merged-forward message (合并转发); either way the plain text when the OneBot call
-    fails. None when there are no details to add."""
-    text = details_text(adapter, game, seats, number, end_text, replay)
-    if text is None:
+async def replay_picture(adapter: GameAdapter, final: Any, seats: list[SeatView],
+                         number: int, replay: dict) -> Message | None:
+    """The end-of-game details of an archived game (第 ``number`` 局: ``final`` its
+    engine at the end, ``replay`` its record's replay) drawn as one picture message (every
+    hand as dealt, roles, the dealer, spy cards and tribute / the bottom / the cards set
+    aside, the result), for the top of ``/对局 N``'s answer; ``None`` when it cannot be
+    drawn (logged)."""
+    try:
+        end_text = adapter.end(final, seats).extract_plain_text()
+        view = details_view(adapter, final, seats, number, end_text, replay)
+        if view is None:
+            return None
+        image = (await draw(render.draw_details, view)).data
+    except Exception:  # noqa: BLE001 - the replay's text is sent all the same
+        logger.exception("details picture could not be drawn; sending the text alone")
         return None
-    if pictures_on():
-        view = details_view(adapter, game, seats, number, end_text, replay)
-        return Pending(group_id, text, render.draw_details, (view,))
-    return forward("group", group_id, text)
+    return Message(MessageSegment.image(image))

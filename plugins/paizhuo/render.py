@@ -104,14 +104,14 @@ def font_path() -> str | None:
     off, texts only) when there is none. Logged once."""
     from nonebot import logger
 
-    from plugins.paizhuo.config import plugin_config
+    from .config import plugin_config
 
     chosen = find_font(plugin_config().paizhuo_font)
     if chosen:
         logger.info(f"牌桌: pictures use the font {chosen}")
         return chosen
     logger.warning("牌桌: no font that renders Chinese was found, so /排行, /战绩 and the "
-                   "end-of-game summary are sent as text. Reinstall the bot (pip install -e .) "
+                   "game details of /对局 N are sent as text. Reinstall the bot (pip install -e .) "
                    "to get its font, or set PAIZHUO_FONT to a .ttf/.ttc/.otf file.")
     return None
 

@@ -9,8 +9,10 @@ the events are every later decision in order:
 * ``["play", seat, cards, kind]`` 出牌 with the reading kind it took (G-5) · ``["pass", seat]``
 
 Both are derived from the game's own state at the end (the engines keep every hand, the
-tribute, the bids and the move log), and a replay is only saved when re-running it from
-the deal gives back exactly that state. Timeouts and 托管 moves are ordinary events: the
+tribute, the bids and the move log): each game rebuilds its deal and the decisions before
+the first play (:meth:`~paizhuo_engine.climbing.ClimbingGame.as_dealt`), this module adds the
+plays. A replay is only saved when re-running it from the deal gives back exactly that
+state. Timeouts and 托管 moves are ordinary events: the
 engine cannot tell them apart, and neither does the replay.
 """
 
@@ -22,89 +24,19 @@ from typing import Any
 
 from nonebot import logger
 
-from engine.climbing import ClimbingGame, Move
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.wakeng.game import WGame
-from engine.zhuatewu.game import ZGame
-from plugins.paizhuo.games.base import GameAdapter
+from paizhuo_engine.climbing import ClimbingGame, Move
+from paizhuo_engine.errors import MoveError
+
+from .games.base import GameAdapter
 
 VERSION = 1
-
-
-def _played_by(game: ClimbingGame) -> list[list[int]]:
-    played: list[list[int]] = [[] for _ in range(game.players)]
-    for seat, cards in game.log:
-        played[seat] += cards
-    return played
-
-
-def _replayed_hands(game: ClimbingGame) -> list[list[int]]:
-    """Each seat's hand before the first play: what it holds now plus what it played."""
-    return [sorted(h + p) for h, p in zip(game.hands, _played_by(game), strict=True)]
-
-
-def _trick_reset(state: dict, players: int) -> dict:
-    state.update(lead=None, passes=0, out=[], played=[False] * players, log=[], kinds=[],
-                 result=None)
-    return state
-
-
-def _zhuatewu_deal(game: ZGame) -> tuple[dict, list[list]]:
-    hands = _replayed_hands(game)
-    events: list[list] = []
-    for e in game.exchanges:  # undo the returns (Z-8), in giving order
-        if e["returned"] is not None:
-            returned = set(e["returned"])
-            hands[e["receiver"]] = sorted(hands[e["receiver"]] + e["returned"])
-            hands[e["giver"]] = [c for c in hands[e["giver"]] if c not in returned]
-            events.append(["return", e["receiver"], list(e["returned"])])
-    events += [["declare", s, game.declared[s]] for s in game.spies()
-               if game.declared[s] is not None]
-    state = _trick_reset(game.to_json(), game.players)
-    state.update(hands=hands, turn=game.dealer, phase="tribute", stakes=[1] * game.players,
-                 declared=[None] * game.players,
-                 exchanges=[{**e, "returned": None} for e in game.exchanges])
-    dealt = ZGame.from_json(state)
-    dealt._advance()  # noqa: SLF001 - the deal's own step from tribute to declare or play
-    return dealt.to_json(), events
-
-
-def _wakeng_deal(game: WGame) -> tuple[dict, list[list]]:
-    hands = _replayed_hands(game)
-    if game.buried:
-        bottom = set(game.bottom)
-        hands[game.digger] = sorted([c for c in hands[game.digger] if c not in bottom]
-                                    + game.buried)
-    order = [(game.first + i) % 3 for i in range(3)]
-    events: list[list] = [["bid", s, game.bids[s]] for s in order if game.bids[s] is not None]
-    if game.buried:
-        events.append(["bury", game.digger, list(game.buried)])
-    state = _trick_reset(game.to_json(), 3)
-    state.update(hands=hands, turn=game.first, phase="bid", bidder=game.first,
-                 bids=[None] * 3, digger=None, bid=0, buried=[])
-    return state, events
-
-
-def _shoubayi_deal(game: SGame) -> tuple[dict, list[list]]:
-    state = _trick_reset(game.to_json(), game.players)
-    leader = game.log[0][0] if game.log else game.turn
-    state.update(hands=_replayed_hands(game), turn=leader, watch=None, baopei=None)
-    return state, []
 
 
 def capture(game: ClimbingGame) -> dict[str, Any] | None:
     """The replay of ``game`` (finished, or stopped part-way by /结束) as JSON-able data,
     or ``None`` (logged) when re-running it would not give back the same state."""
     try:
-        if isinstance(game, ZGame):
-            deal, events = _zhuatewu_deal(game)
-        elif isinstance(game, WGame):
-            deal, events = _wakeng_deal(game)
-        elif isinstance(game, SGame):
-            deal, events = _shoubayi_deal(game)
-        else:
-            return None
+        deal, events = game.as_dealt()
         kinds = game.kinds
         for i, (seat, cards) in enumerate(game.log):
             events.append(["play", seat, list(cards), kinds[i]] if cards else ["pass", seat])

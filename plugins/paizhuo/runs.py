@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from plugins.paizhuo.messaging import Outgoing
-from plugins.paizhuo.tables import message_from_json, message_to_json
+from .messaging import Outgoing
+from .tables import message_from_json, message_to_json
 
 
 def dump_outs(outs: list[Outgoing]) -> list[dict]:

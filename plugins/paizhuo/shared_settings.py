@@ -4,7 +4,7 @@ setting."""
 
 from __future__ import annotations
 
-from engine.settings import Schema, Setting
+from paizhuo_engine.settings import Schema, Setting
 
 SHARED: tuple[Setting, ...] = (
     Setting("出牌限时", "turn_seconds", "int", 60,

@@ -3,10 +3,11 @@ best and worst game and the last 10 games."""
 
 from __future__ import annotations
 
-from db.history import player_history
-from plugins.paizhuo.history_texts import history_lines, signed
-from plugins.paizhuo.names import clean_name
-from plugins.paizhuo.tables import REGISTRY
+from paizhuo_db.history import player_history
+
+from .history_texts import history_lines, signed
+from .names import clean_name
+from .tables import REGISTRY
 
 __all__ = ["render_stats", "signed"]
 

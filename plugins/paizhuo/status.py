@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import math
 
-from plugins.paizhuo.send_queue import SendScheduler
-from plugins.paizhuo.tables import REGISTRY
+from .send_queue import SendScheduler
+from .tables import REGISTRY
 
 RECENT = 300.0
 """Failures of the last this many seconds are shown."""

@@ -21,13 +21,14 @@ from typing import Any
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from db.history import game_number
-from db.records import FinishedGame, seats_summary
-from db.store import Store, encode_state
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.games import GAMES, GameAdapter
-from plugins.paizhuo.games.base import SeatView, is_computer
-from plugins.paizhuo.replay import capture
+from paizhuo_db.history import game_number
+from paizhuo_db.records import FinishedGame, seats_summary
+from paizhuo_db.store import Store, encode_state
+
+from .config import plugin_config
+from .games import GAMES, GameAdapter
+from .games.base import SeatView, is_computer
+from .replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
@@ -389,7 +390,7 @@ class Registry:
         alone).
 
         Raises:
-            SaveFailed: the store raised (``__cause__`` :class:`db.store.LiveTableTaken`
+            SaveFailed: the store raised (``__cause__`` :class:`paizhuo_db.store.LiveTableTaken`
                 when the group's row belongs to another account); nothing was written.
         """
         text = encode_state(table.to_json())

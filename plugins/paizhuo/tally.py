@@ -15,12 +15,13 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Bot
 
-from engine.ai.view import seen_elsewhere, unseen_cards
-from engine.cards import RANK_NAMES, rank_of
-from plugins.paizhuo import accounts
-from plugins.paizhuo.actions.basics import reply
-from plugins.paizhuo.messaging import Outgoing, deliver, private
-from plugins.paizhuo.tables import REGISTRY, Table
+from paizhuo_engine.ai.view import seen_elsewhere, unseen_cards
+from paizhuo_engine.cards import RANK_NAMES, rank_of
+
+from . import accounts
+from .actions.basics import reply
+from .messaging import Outgoing, deliver, private
+from .tables import REGISTRY, Table
 
 NO_GAME = "你现在没有进行中的牌局。"
 TURNED_OFF = "本群关闭了记牌器（/规则 {game} 记牌器）。"

@@ -10,8 +10,8 @@ import pytest
 from alembic import command
 from sqlalchemy import text
 
-from db import FinishedGame, FinishedPlayer, Store, alembic_config
-from db.history import (
+from paizhuo_db import FinishedGame, FinishedPlayer, Store, alembic_config
+from paizhuo_db.history import (
     game_by_number,
     game_number,
     leaderboard,
@@ -141,7 +141,7 @@ async def test_a_record_knows_every_seat_computer_players_included(store: Store)
     """Computer players have no player rows (no /战绩, no /排行) but the record keeps their
     seats; a person's result is their player row's. Older records are read from their
     names, ``computer_seats`` and player rows; a void game's seats have no results."""
-    from db.records import seats_summary
+    from paizhuo_db.records import seats_summary
 
     everyone = [FinishedPlayer("a", 1, "挖坑者", 3, "loss", -6),
                 FinishedPlayer("ai:1", 2, "农民", 1, "win", 3),

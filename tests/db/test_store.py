@@ -20,9 +20,16 @@ from sqlalchemy import Connection, delete, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-import db.store as store_module
-from db import FinishedGame, FinishedPlayer, GameStats, LiveTableTaken, Store, alembic_config
-from db.models import Base, GameRecord, LiveTable, PlayerRecord, utcnow
+import paizhuo_db.store as store_module
+from paizhuo_db import (
+    FinishedGame,
+    FinishedPlayer,
+    GameStats,
+    LiveTableTaken,
+    Store,
+    alembic_config,
+)
+from paizhuo_db.models import Base, GameRecord, LiveTable, PlayerRecord, utcnow
 
 CST = timezone(timedelta(hours=8))
 APP_TABLES = {"live_tables", "game_records", "player_records"}

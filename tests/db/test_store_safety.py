@@ -17,8 +17,8 @@ from alembic import command
 from sqlalchemy import event, text
 from sqlalchemy.exc import OperationalError
 
-from db import FinishedGame, FinishedPlayer, Store, alembic_config
-from db.hot import HotSaver
+from paizhuo_db import FinishedGame, FinishedPlayer, Store, alembic_config
+from paizhuo_db.hot import HotSaver
 
 SEGMENTS = [{"type": "text", "data": {"text": "本局结束：特务胜\n"}},
             {"type": "at", "data": {"qq": "101"}}]
@@ -153,7 +153,7 @@ async def test_saves_arriving_together_commit_together_each_with_its_own_outcome
     another account is refused on its own while the rest of its batch is saved; a batch
     whose transaction fails reports the failure to every save in it and writes none of
     them."""
-    from db import LiveTableTaken
+    from paizhuo_db import LiveTableTaken
 
     await store.save_live("taken", "抓特务", {"v": 0}, account="20002")
     hot = await store.hot_connection()

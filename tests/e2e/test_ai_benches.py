@@ -3,32 +3,27 @@ work (their figures go to docs/ai.md, not to assertions)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, timeout: float = 300) -> str:
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    return done.stdout
+from bench_support import run
 
 
 def test_endgame_check_smallest_size() -> None:
-    out = run("bench/endgame_check.py", "--games", "2", "--only", "挖坑 标准")
+    out = run("bench/endgame_check.py", "--games", "2", "--only", "挖坑 标准", timeout=300)
     row = next(line for line in out.splitlines() if line.startswith("| 挖坑 标准 |"))
     assert "/ 2 (" in row
 
 
 def test_tournament_hard_smallest_size() -> None:
     out = run("bench/tournament.py", "--deals", "1", "--jobs", "1", "--hero", "困难",
-              "--field", "普通", "--samples", "1", "--games", "手把一 2 人")
+              "--field", "普通", "--samples", "1", "--games", "手把一 2 人", timeout=300)
     assert any(line.startswith("| 手把一 2 人 | 普通 |") for line in out.splitlines())
 
 
+def test_hard_budget_smallest_size() -> None:
+    out = run("bench/hard_budget.py", "--games", "1", "--budget-ms", "30", "--only", "挖坑 标准",
+              timeout=300)
+    assert any(line.startswith("| 挖坑 标准 |") for line in out.splitlines())
+
+
 def test_ai_load_smallest_size() -> None:
-    out = run("bench/ai_load.py", "--tables", "2", "--seconds", "2", "--delay", "0.2")
+    out = run("bench/ai_load.py", "--tables", "2", "--seconds", "2", "--delay", "0.2", timeout=300)
     assert "decision time: p50" in out and "event-loop stalls" in out

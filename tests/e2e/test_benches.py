@@ -1,23 +1,13 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
-figures go to the README, not to assertions): the load benchmark against the real bot
+figures go to docs/benchmarks.md, not to assertions): the load benchmark against the real bot
 and its echo floor (also with table pictures), the CPU per event, the per-move save
 benchmark, the pictures benchmark and the group posts per game as the bot sends them."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, timeout: float = 180) -> str:
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    return done.stdout
+from bench_support import run
 
 
 def test_load_benchmark_smallest_size() -> None:
@@ -77,4 +67,9 @@ def test_message_counts_chat_smallest_size() -> None:
             or line.startswith("| 手把一")]
     assert len(rows) == 10
     one_and_three = [c.strip() for c in rows[0].strip("|").split("|")]
-    assert float(one_and_three[1]) > 0 and float(one_and_three[3].split("（")[0]) > 0
+    assert float(one_and_three[1]) > 0 and float(one_and_three[4].split("（")[0]) > 0
+    # Group posts per decision of a person (start and end included): all-person tables
+    # post once per decision at most.
+    for row in rows[3:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[3]) > 0 and float(cells[6].strip("*")) <= 1.0, row

@@ -108,7 +108,7 @@ async def test_each_command_is_answered_by_one_bot_of_the_account(tmp_path: Path
                 mine, theirs = await exchange(ours, host, mover.user_id, command,
                                               answered_by=ours)
                 assert (len(mine), len(theirs)) == (1, 0)
-                if mine[0].at != [mover.user_id] or "轮到" in mine[0].text:
+                if mine[0].at != [mover.user_id] or "轮到 @" in mine[0].text:
                     break  # accepted (a refusal @-mentions only the mover)
             else:
                 raise AssertionError("no bid was accepted")

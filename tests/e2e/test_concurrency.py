@@ -28,7 +28,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from engine.cards import rank_of
+from paizhuo_engine.cards import rank_of
 from tools.kill_soak import card_problems, norm, read_live, record_counts, replay
 from tools.onebot_sim import BotProcess, OneBotSim, Sent
 from tools.players import SimPlayer, ranks_of
@@ -157,6 +157,24 @@ async def settled_check(sim: OneBotSim, db: Path, table: Table, old: dict, since
             await sim.wait_idle(quiet=0.5, timeout=20)
 
 
+async def announced_snapshot(sim: OneBotSim, db: Path, tables: tuple[Table, ...],
+                             patience: float = 10.0) -> dict[int, dict]:
+    """The saved tables, read once every saved move has been announced in its group. A
+    command of the last burst handled after that burst's check (a loaded machine pauses
+    longer than the quiet period) is saved and then announced a moment later; a snapshot
+    taken in between would count its announcement in the next burst. A move is announced
+    only after it is saved, so the wait ends; after ``patience`` seconds the snapshot is
+    taken as it is (and a move saved but never announced fails the next check)."""
+    deadline = time.monotonic() + patience
+    while True:
+        old = {t.group: read_live(db, t.group) for t in tables}
+        behind = [t for t in tables if old[t.group]["status"] == "playing"
+                  and len(announced_moves(sim, t.group, 0)) < len(old[t.group]["engine"]["log"])]
+        if not behind or time.monotonic() > deadline:
+            return old
+        await sim.wait_idle(quiet=0.5, timeout=20)
+
+
 async def seat_table(sim: OneBotSim, table: Table, size: int) -> None:
     p0 = table.players[0]
     since = sim.mark()
@@ -236,7 +254,7 @@ async def test_bursts_of_simultaneous_commands(tmp_path: Path) -> None:
         accepted move used: a message of a burst may be handled after that burst's quiet
         period on a loaded machine; it still counts once, in the next burst."""
         while True:
-            old = {t.group: read_live(db, t.group) for t in (a, b)}
+            old = await announced_snapshot(sim, db, (a, b))
             live = [t for t in (a, b) if old[t.group]["status"] == "playing"]
             if a not in live:
                 break

@@ -86,9 +86,14 @@ async def test_whole_game_over_real_websocket(tmp_path: Path, size: int) -> None
             assert len(points) == size and sum(points) == 0
 
             await sim.wait_idle(quiet=0.2)
-            # The details (合并转发): every hand as dealt, as each player got it privately.
-            [details] = [s for s in sim.sent if s.forward and s.kind == "group"]
-            assert details.ok and "第 1 局详情" in details.text and "每一手：/对局 1" in details.text
+            # No card after the end: its last line names /对局 1, which answers with the
+            # details (合并转发): every hand as dealt, as each player got it privately.
+            assert not any(s.forward for s in sim.sent if s.kind == "group")
+            assert end.text.endswith("本群第 1 局。每人发到的牌和每一手：/对局 1")
+            since = sim.mark()
+            await sim.group_message(GROUP, players[0].user_id, "/对局 1")
+            details = await sim.wait_for_text("【第 1 局】", kind="group", since=since)
+            assert details.ok and details.forward and "过程：" in details.text
             dealt = {}
             for line in details.text.splitlines():
                 m = re.match(r"^\d\.(\S+?)（(特务|平民)）：(.+)$", line)
@@ -195,10 +200,17 @@ async def test_consecutive_games_with_tribute_and_declaring(tmp_path: Path, size
             assert any(a.startswith("还 ") for a in answers)  # returns were chosen privately
             assert any(a in ("明", "明牌", "暗") for a in answers)
             await sim.wait_idle(quiet=0.2)
-            # One details message (合并转发) per game, with the tribute of the games that had one.
-            details = [s.text for s in sim.sent if s.forward and s.kind == "group"]
-            assert [d.splitlines()[0] for d in details] == [f"【抓特务】第 {n} 局详情" for n in (1, 2, 3)]
-            assert sum("进贡：" in d for d in details) == tributes
+            # Each end message names its game's /对局 N: the details (合并转发), with the
+            # tribute of the games that had one.
+            assert [e.splitlines()[-1] for e in ends] == [
+                f"本群第 {n} 局。每人发到的牌和每一手：/对局 {n}" for n in (1, 2, 3)]
+            details = []
+            for n in (1, 2, 3):
+                since = sim.mark()
+                await sim.group_message(GROUP, players[0].user_id, f"/对局 {n}")
+                details.append((await sim.wait_for_text(f"【第 {n} 局】", kind="group", since=since)).text)
+            assert all(d.count("发牌：") == 1 for d in details)
+            assert sum("进贡：" in d.split("过程：")[0] for d in details) == tributes
             since = sim.mark()
             await sim.group_message(GROUP, players[0].user_id, "/战绩")
             stats = await sim.wait_for_text("战绩", kind="group", since=since)

@@ -1,7 +1,8 @@
 """End to end with pictures on: the real bot as installed (no ``PAIZHUO_FONT``: the font
 comes with the bot), 图片桌面 on, a whole game of 抓特务 over a real OneBot v11 reverse
-WebSocket. After every move the group gets the table as a picture beside the text, and
-after the end the details as a picture; every picture is a phone-sized palette PNG."""
+WebSocket. After every move the group gets the table as a picture beside the text; the
+details of the game, where the end message points (``/对局 1``), come with the deal drawn
+as a picture on top; every picture is a phone-sized palette PNG."""
 
 from __future__ import annotations
 
@@ -43,11 +44,15 @@ async def test_pictures_with_the_font_installed_with_the_bot(tmp_path: Path) -> 
         await sim.group_message(GROUP, players[0].user_id, "/设置 抓特务 图片桌面 开")
         await sim.wait_for_text("图片桌面", kind="group", target=GROUP, timeout=30)
         end = await play_table(sim, GROUP, players, "抓特务 三人", timeout=30)
-        assert end is not None and "本局结束" in end.text
+        assert end is not None and "本局结束" in end.text and end.text.endswith("/对局 1")
         await sim.wait_idle(quiet=0.3)
+        mark = sim.mark()
+        await sim.group_message(GROUP, players[0].user_id, "/对局 1")  # where the end points
+        replay = await sim.wait_for(lambda s: s.kind == "group" and "【第 1 局】" in s.text,
+                                    since=mark, timeout=30)
         log = bot.log_text()
     assert "noto_cjk_sans_otc" in log and "no font that renders Chinese" not in log
-    group = [s for s in sim.sent if s.kind == "group" and s.target == GROUP]
+    group = [s for s in sim.sent[:mark] if s.kind == "group" and s.target == GROUP]
     pictures = [(i, image_of(s.segments)) for i, s in enumerate(group)]
     pictures = [(i, image) for i, image in pictures if image is not None]
     moves = sum(1 for s in group if " 出 " in s.text or " 过" in s.text)
@@ -55,7 +60,9 @@ async def test_pictures_with_the_font_installed_with_the_bot(tmp_path: Path) -> 
     tables = [image for i, image in pictures if i < ended]
     after = [image for i, image in pictures if i > ended]
     assert moves > 10 and len(tables) >= moves - 1  # a table picture after every move
-    assert len(after) == 1  # the details
-    for _, image in pictures:
+    assert after == []  # no details after the end: /对局 1 has them
+    details = image_of(replay.segments[:1])  # the deal as cards, on top of the replay
+    assert replay.forward and details is not None and "发牌：" in replay.text
+    for image in [*tables, details]:
         assert image.format == "PNG" and image.mode == "P" and image.width <= 1000
-    assert after[0].height > max(image.height for image in tables)
+    assert details.height > max(image.height for image in tables)

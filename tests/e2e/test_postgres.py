@@ -13,7 +13,7 @@ from pathlib import Path
 from pg_support import fresh_pg_url
 from sqlalchemy import text
 
-from db.store import Store
+from paizhuo_db.store import Store
 from tools.onebot_sim import BotProcess, ConnectionRejected, OneBotSim
 from tools.players import SimPlayer, continue_table, play_table
 

@@ -49,9 +49,13 @@ async def test_hung_media_become_text_and_the_game_goes_on(tmp_path: Path, pictu
             assert not help_text.forward
             end = await play_table(sim, GROUP, players, "抓特务 三人", timeout=30)
             assert end is not None and "本局结束" in end.text
-            details = await sim.wait_for_text("局详情", kind="group", target=GROUP,
-                                              since=sim.sent.index(end), timeout=30)
-            assert not details.forward
+            assert "/对局 1" in end.text  # the details: where the end message points
+            await sim.wait_idle(quiet=0.2)
+            since = sim.mark()
+            await sim.group_message(GROUP, players[0].user_id, "/对局 1")
+            details = await sim.wait_for_text("【第 1 局】", kind="group", target=GROUP,
+                                              since=since, timeout=30)
+            assert not details.forward and "发牌：" in details.text
             media = 2
             if pictures:  # /战绩 is a picture too
                 since = sim.mark()

@@ -10,19 +10,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
-from engine.ai.search import search_decide
-from engine.ai.simple import Action
-from engine.ai.strategy import PlanStrategy, decide, suggestions
-from engine.ai.view import view_of
-from engine.cards import BIG_JOKER, SMALL_JOKER
-from engine.moves import legal_plays
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import SPY, ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
+from paizhuo_engine.ai.search import search_decide
+from paizhuo_engine.ai.simple import Action
+from paizhuo_engine.ai.strategy import PlanStrategy, decide, suggestions
+from paizhuo_engine.ai.view import view_of
+from paizhuo_engine.cards import BIG_JOKER, SMALL_JOKER
+from paizhuo_engine.moves import legal_plays
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 STRATEGY = PlanStrategy()
 

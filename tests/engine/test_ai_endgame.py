@@ -1,21 +1,21 @@
 """Endgames of the computer player (RULES.md G-6 and each game's play rules): positions the
-planner used to lose, as a seat sees them (:class:`engine.ai.view.View`)."""
+planner used to lose, as a seat sees them (:class:`paizhuo_engine.ai.view.View`)."""
 
 from __future__ import annotations
 
 from support import cards
 
-from engine.ai.endgame import starts_sure_line, sure_line
-from engine.ai.plan import plan_hand, shape_of
-from engine.ai.simple import Action
-from engine.ai.strategy import decide
-from engine.ai.view import View
-from engine.movegen import pack_cards, unpack
-from engine.moves import legal_leads
-from engine.readings import Reading
-from engine.shoubayi.rules import SRules
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.ai.endgame import starts_sure_line, sure_line
+from paizhuo_engine.ai.plan import plan_hand, shape_of
+from paizhuo_engine.ai.simple import Action
+from paizhuo_engine.ai.strategy import decide
+from paizhuo_engine.ai.view import View
+from paizhuo_engine.movegen import pack_cards, unpack
+from paizhuo_engine.moves import legal_leads
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 
 def reading_of(text: str, rules, kind: str) -> Reading:
@@ -173,7 +173,7 @@ def test_z7_heads_up_with_the_other_hand_known_looks_ahead() -> None:
 
 def test_w5_heads_up_needs_the_other_hand_known() -> None:
     """W-5: with cards still out of sight besides the other hand, no look-ahead applies."""
-    from engine.ai.endgame import headsup_move
+    from paizhuo_engine.ai.endgame import headsup_move
 
     v = view(WRules(), "8 J 2 2", "9 10 K A 3", [0, 4, 0], deck=52, opponents=[1, 2])
     assert headsup_move(v) == (False, None)
@@ -192,7 +192,7 @@ def test_s4_pass_a_ba_yi_single_when_the_next_seat_must_block() -> None:
 def test_g6_hard_keeps_the_planners_move_unless_another_is_clearly_better() -> None:
     """困难 (G-6): another candidate replaces the planner's choice (column 0) only when
     its paired advantage over the sampled deals is clear."""
-    from engine.ai.search import _pick
+    from paizhuo_engine.ai.search import _pick
 
     assert _pick([]) == 0
     assert _pick([[0, 2], [0, 2], [0, 2]]) == 1  # always better

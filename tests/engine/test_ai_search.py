@@ -10,17 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.ai.inference import PASS_FACTOR, Evidence
-from engine.ai.rollout import apply, clone, playout, quick_action, sides
-from engine.ai.search import sample_world, search_decide
-from engine.ai.strategy import PlanStrategy
-from engine.cards import rank_of
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.ai.inference import PASS_FACTOR, Evidence
+from paizhuo_engine.ai.rollout import apply, clone, playout, quick_action, sides
+from paizhuo_engine.ai.search import sample_world, search_decide
+from paizhuo_engine.ai.strategy import PlanStrategy
+from paizhuo_engine.cards import rank_of
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 STRATEGY = PlanStrategy()
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.cards import (
+from paizhuo_engine.cards import (
     BIG_JOKER,
     SMALL_JOKER,
     CardsNotHeld,

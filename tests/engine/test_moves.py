@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.cards import RBJ, RSJ, cards_of_rank, parse_cards, resolve
-from engine.errors import MoveError
-from engine.movegen import KIND_ORDER, Play, pack_counts, unpack
-from engine.moves import (
+from paizhuo_engine.cards import RBJ, RSJ, cards_of_rank, parse_cards, resolve
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.movegen import KIND_ORDER, Play, pack_counts, unpack
+from paizhuo_engine.moves import (
     any_beating,
     cards_for,
     iter_plays,
@@ -34,16 +34,16 @@ from engine.moves import (
     lowest_single,
     turn_plays,
 )
-from engine.readings import Reading
-from engine.shoubayi import rules as srules
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng import rules as wrules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu import rules as zrules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi import rules as srules
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng import rules as wrules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu import rules as zrules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 Counts = tuple[int, ...]
 LONG = pytest.mark.skipif(not os.environ.get("MOVES_LONG"),
@@ -282,10 +282,11 @@ def test_w4_bombs_and_w7_shaanxi() -> None:
     assert plays_text(legal_follows(hand, sx, two)) == {("3", "single", 13)}
 
 
-def test_s3_packed_generator_equals_the_counts_generator() -> None:
-    """S-3: on the worst 27-card hands the packed generator gives exactly the plays of
-    engine.shoubayi.moves.legal_plays, leading and following."""
-    from engine.shoubayi.moves import legal_plays as counts_plays
+def test_s3_packed_generator_equals_the_reference_generator() -> None:
+    """S-3: on the worst 27-card hands the game's generator gives exactly the plays of
+    the reference generator on rank counts (tests/shoubayi_reference.py), leading and
+    following."""
+    from shoubayi_reference import legal_plays as counts_plays
 
     for text in ("3 4444 5555 6666 7777 8 9 10 J Q K A 2 小王 大王",
                  "3333 4444 5555 6666 7777 8888 9 小王 大王"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.numbers import parse_int
+from paizhuo_engine.numbers import parse_int
 
 
 @pytest.mark.parametrize(("text", "signed", "expected"), [

@@ -8,11 +8,11 @@ import json
 import pytest
 from support import cards
 
-from engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, SMALL_JOKER, card
-from engine.errors import MoveError
-from engine.readings import Reading
-from engine.shoubayi.game import SGame, penalty
-from engine.shoubayi.rules import SRules, beats, classify
+from paizhuo_engine.cards import BIG_JOKER, DECK_52, DECK_54, HEART, SMALL_JOKER, card
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi.game import SGame, penalty
+from paizhuo_engine.shoubayi.rules import SRules, beats, classify
 
 
 def kinds(text: str) -> list[tuple[str, int, int]]:
@@ -255,7 +255,7 @@ def test_s4_winner_who_left_neither_deals_nor_leads() -> None:
 def test_s3_timed_out_lead_never_keeps_a_lone_joker() -> None:
     """S-3: the timeout rule leads the lowest single the game allows — with 4 and 小王
     left, leading the 4 would keep a lone joker, so the joker goes first."""
-    from engine.ai.simple import LowestStrategy
+    from paizhuo_engine.ai.simple import LowestStrategy
 
     game = SGame.from_hands([[card(1, HEART), SMALL_JOKER], cards("9 10 J")], SRules(), leader=0)
     action = LowestStrategy().choose(game, 0)
@@ -265,7 +265,7 @@ def test_s3_timed_out_lead_never_keeps_a_lone_joker() -> None:
 
 def test_s3_timed_out_lead_with_only_the_jokers_plays_them_as_a_pair() -> None:
     """S-3: with 小王 大王 left no single may lead; the timeout rule leads the pair."""
-    from engine.ai.simple import LowestStrategy
+    from paizhuo_engine.ai.simple import LowestStrategy
 
     game = SGame.from_hands([[SMALL_JOKER, BIG_JOKER], cards("9 10 J")], SRules(), leader=0)
     action = LowestStrategy().choose(game, 0)
@@ -276,7 +276,7 @@ def test_s3_timed_out_lead_with_only_the_jokers_plays_them_as_a_pair() -> None:
 def test_s4_timed_out_follow_respects_must_block() -> None:
     """S-4 把一必拦: the timeout rule (pass when following) must not pass when the game
     forbids it — it plays the cheapest follow that beats the table."""
-    from engine.ai.simple import FollowingStrategy, LowestStrategy
+    from paizhuo_engine.ai.simple import FollowingStrategy, LowestStrategy
 
     for strategy in (LowestStrategy(), FollowingStrategy()):
         game = SGame.from_hands([cards("10 J K"), cards("3 9")], SRules(), leader=1)

@@ -1,4 +1,5 @@
-"""RULES.md S-2, S-3 (G-3, G-5): 手把一 legal-move generation on rank multisets.
+"""RULES.md S-2, S-3 (G-3, G-5): 手把一 legal-move generation (the game's generator behind
+``engine.moves``), on rank multisets.
 
 The reference is brute force: every sub-multiset of a small hand, classified by
 ``classify_counts`` and filtered by the rules (no bomb lead, S-3.4; follows beat the
@@ -15,13 +16,31 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.cards import RBJ, RSJ
-from engine.readings import Reading
-from engine.shoubayi.moves import can_beat, has_play, legal_plays
-from engine.shoubayi.rules import Counts, beats, classify_counts, counts_of
+from paizhuo_engine import moves
+from paizhuo_engine.cards import RBJ, RSJ
+from paizhuo_engine.movegen import pack_counts, unpack
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.shoubayi.rules import Counts, SRules, beats, classify_counts, counts_of
 
 Play = tuple[Counts, Reading]
 POS_RANK = (-1, 11, 12, *range(11), 11)  # chain position → natural rank (S-2)
+RULES = SRules()
+
+
+def legal_plays(hand: Counts, to_beat: Reading | None = None) -> list[Play]:
+    """The game's generator (:mod:`paizhuo_engine.moves`) on a rank-count hand, plays as
+    ``(rank counts, reading)``."""
+    return [(unpack(p), r) for p, r in moves.legal_plays(pack_counts(hand), RULES, to_beat)]
+
+
+def can_beat(hand: Counts, to_beat: Reading) -> bool:
+    """S-4 把一必拦's question as the game asks it: is there a cheapest follow?"""
+    return moves.any_beating(pack_counts(hand), RULES, to_beat) is not None
+
+
+def has_play(hand: Counts, to_beat: Reading | None) -> bool:
+    """Whether the player to act has any play: a cheapest lead or follow."""
+    return next(moves.iter_plays(pack_counts(hand), RULES, to_beat), None) is not None
 
 
 def hand_of(text: str) -> Counts:
@@ -179,6 +198,28 @@ def test_big_hands_consistent(data: st.DataObject) -> None:
         assert all(beats(r, t) and r in classify_counts(m) for m, r in follow)
         assert set(follow) == {p for p in everything if beats(p[1], t)}
         assert can_beat(hand, t) == bool(follow)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_big_hands_match_the_reference_generator(data: st.DataObject) -> None:
+    """Up to 27 cards: the game's generator and the reference generator on rank counts
+    (tests/shoubayi_reference.py, written the other way round) give the same plays,
+    leading and following, and the same answer to "can anything beat it?" (把一必拦)."""
+    import shoubayi_reference as reference
+
+    hand = data.draw(hands(27, max_width=13))
+    other = data.draw(hands(27, max_width=13))
+    lead = legal_plays(hand, None)
+    assert set(lead) == set(reference.legal_plays(hand, None))
+    pool = sorted({r for _m, r in lead} | set(classify_counts(other)),
+                  key=lambda r: (r.kind, r.size, r.key, r.bomb))
+    extra = [Reading("bomb", 4, 0, bomb=True), Reading("pair", 2, 15)]
+    for t in data.draw(st.lists(st.sampled_from(pool + extra) | any_reading(), min_size=1,
+                                max_size=6)):
+        follow = legal_plays(hand, t)
+        assert set(follow) == set(reference.legal_plays(hand, t)), t
+        assert can_beat(hand, t) == reference.can_beat(hand, t) == bool(follow), t
 
 
 def brute_bombs(hand: Counts) -> list[Play]:

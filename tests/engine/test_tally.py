@@ -11,15 +11,15 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai.simple import Action
-from engine.ai.strategy import PlanStrategy
-from engine.ai.view import deck_of, played_cards, seen_elsewhere, unseen_cards
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import SPY, ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.ai.simple import Action
+from paizhuo_engine.ai.strategy import PlanStrategy
+from paizhuo_engine.ai.view import deck_of, played_cards, seen_elsewhere, unseen_cards
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 STRATEGY = PlanStrategy()
 KINDS = ["z3", "z4", "z3 tribute", "z4 tribute", "w", "w 陕西", "s", "s2", "s52"]

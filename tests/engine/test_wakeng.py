@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.ai.simple import LowestStrategy
-from engine.cards import DECK_52, HEART, card, rank_of
-from engine.errors import MoveError
-from engine.readings import Reading
-from engine.wakeng.game import DIGGER, FARMER, WGame
-from engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
+from paizhuo_engine.ai.simple import LowestStrategy
+from paizhuo_engine.cards import DECK_52, HEART, card, rank_of
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.readings import Reading
+from paizhuo_engine.wakeng.game import DIGGER, FARMER, WGame
+from paizhuo_engine.wakeng.rules import WRules, beats, bury_multiplier, classify, forced_three
 
 STD, SX = WRules(), WRules(ruleset="陕西")
 

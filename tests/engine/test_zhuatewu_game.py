@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
-from engine.cards import DECK_54, card, rank_of
-from engine.errors import MoveError
-from engine.zhuatewu.game import CIVILIAN, SPY, ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.cards import DECK_54, card, rank_of
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.zhuatewu.game import CIVILIAN, SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 SPADE_A, CLUB_A, HEART_A, SPADE_K = card(11, 0), card(11, 2), card(11, 1), card(10, 0)
 
@@ -313,7 +313,7 @@ def test_property_json_round_trip_mid_game(seed: int, moves: int) -> None:
 
 def test_auto_play_strategy_passes_following_and_leads_lowest() -> None:
     """托管 default: pass when following; lead the lowest single (G-3, Z-3)."""
-    from engine.ai.simple import LowestStrategy
+    from paizhuo_engine.ai.simple import LowestStrategy
 
     g = ZGame.from_hands([cards("5 9 K"), [SPADE_A, *cards("4 8")], cards("3 6")], leader=0)
     strategy = LowestStrategy()
@@ -330,7 +330,7 @@ def test_auto_play_strategy_passes_following_and_leads_lowest() -> None:
 def test_auto_play_in_tuoguan_follows_sets_with_the_lowest_beating_rank() -> None:
     """托管: follow a single / pair with the lowest set of one rank that beats it, a spy
     card last; pass on anything else."""
-    from engine.ai.simple import FollowingStrategy
+    from paizhuo_engine.ai.simple import FollowingStrategy
 
     strategy = FollowingStrategy()
     g = ZGame.from_hands([cards("5 9 K"), [SPADE_A, card(11, 1), *cards("4 8 88")], cards("3 6")])

@@ -7,8 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import cards
 
-from engine.readings import Reading, ReadingError, choose_follow, choose_lead, split_type_hint
-from engine.zhuatewu.rules import ZRules, beats, classify
+from paizhuo_engine.readings import (
+    Reading,
+    ReadingError,
+    choose_follow,
+    choose_lead,
+    split_type_hint,
+)
+from paizhuo_engine.zhuatewu.rules import ZRules, beats, classify
 
 DEFAULT = ZRules()
 

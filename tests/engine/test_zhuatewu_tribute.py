@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from engine.cards import RA, card, rank_of
-from engine.errors import MoveError
-from engine.zhuatewu.game import CIVILIAN, SPY, ZGame
-from engine.zhuatewu.rules import ZRules
+from paizhuo_engine.cards import RA, card, rank_of
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.zhuatewu.game import CIVILIAN, SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 S, C = SPY, CIVILIAN
 

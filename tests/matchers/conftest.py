@@ -37,8 +37,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[NONEBOT_INIT_KWARGS] = INIT
     nonebot.init(**INIT)
     nonebot.get_driver().register_adapter(Adapter)
-    nonebot.load_plugin("plugins.paizhuo")
-    from plugins.paizhuo.internals import dispatch
+    nonebot.load_plugin("nonebot_plugin_paizhuo")
+    from nonebot_plugin_paizhuo.internals import dispatch
 
     nonebug_internals.check()
     if dispatch.ADOPTED:
@@ -49,11 +49,11 @@ def pytest_configure(config: pytest.Config) -> None:
 async def clean_state(nonebug_init: None):
     from sqlalchemy import text
 
-    from plugins.paizhuo import accounts, ordering
-    from plugins.paizhuo.actions.deadlines import cancel_timers
-    from plugins.paizhuo.config import reset_plugin_config
-    from plugins.paizhuo.messaging import reset_refusals, stop_queues
-    from plugins.paizhuo.tables import REGISTRY
+    from nonebot_plugin_paizhuo import accounts, ordering
+    from nonebot_plugin_paizhuo.actions.deadlines import cancel_timers
+    from nonebot_plugin_paizhuo.config import reset_plugin_config
+    from nonebot_plugin_paizhuo.messaging import reset_refusals, stop_queues
+    from nonebot_plugin_paizhuo.tables import REGISTRY
 
     cancel_timers()
     await stop_queues()  # a fresh send scheduler: no back-off or slow-down of another test

@@ -12,8 +12,8 @@ from nonebot import on_command, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, PrivateMessageEvent
 from nonebug import App
 
-from plugins.paizhuo.actions import announce, deadlines
-from plugins.paizhuo.tables import REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.actions import announce, deadlines
+from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
 
 LOW, HIGH = "10001", "10002"
 _ids = iter(range(10**6, 2 * 10**6))

@@ -9,10 +9,10 @@ from chat_support import A, B, C, expect_group, expect_private, gmsg, make_bot, 
 from nonebug import App
 from support import cards
 
-from engine.ai.simple import PASS
-from plugins.paizhuo import ai_turn
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.tables import Table, now_utc
+from nonebot_plugin_paizhuo import ai_turn
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.tables import Table, now_utc
+from paizhuo_engine.ai.simple import PASS
 
 HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K")]
 

@@ -11,15 +11,15 @@ import signal
 import pytest
 from ai_pool_support import hang, quick
 
-from engine.ai.levels import NORMAL
-from engine.ai.simple import Action
-from engine.ai.strategy import decide
-from engine.ai.view import view_of
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from plugins.ai_worker import SearchPool
-from plugins.paizhuo import ai_turn
-from plugins.paizhuo.ai_turn import Choice, LeveledStrategy
+from nonebot_plugin_paizhuo import ai_turn
+from nonebot_plugin_paizhuo.ai_turn import Choice, LeveledStrategy
+from paizhuo_ai_worker import SearchPool
+from paizhuo_engine.ai.levels import NORMAL
+from paizhuo_engine.ai.simple import Action
+from paizhuo_engine.ai.strategy import decide
+from paizhuo_engine.ai.view import view_of
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
 
 
 def _normal(g: SGame) -> tuple[list[int], object]:
@@ -107,3 +107,33 @@ def test_leveled_strategy_falls_back_to_normal_without_a_search() -> None:
         simple = LeveledStrategy().choose(g, seat)
     assert simple.kind == "play"
     assert decide(view_of(g, seat)) == normal
+
+
+MAIN_SCRIPT = '''
+import os
+import sys
+
+with open(sys.argv[1], "a") as marks:
+    marks.write(f"{__name__}\\n")  # what a bot.py does at import: nonebot.init(), plugins...
+if __name__ == "__main__":
+    from paizhuo_ai_worker import SearchPool, warm
+
+    pool = SearchPool(1, 1)
+    print(pool.executor().submit(warm).result(timeout=120), pool.worker_pids())
+    pool.shutdown()
+'''
+
+
+def test_a_worker_does_not_run_the_bots_main_script_again(tmp_path) -> None:
+    """A spawned worker does not re-run the script that started the bot (``bot.py``, or a
+    host bot's: ``nonebot.init()`` and every plugin loaded again in the worker)."""
+    import subprocess
+    import sys
+
+    script, marks = tmp_path / "mybot.py", tmp_path / "marks.txt"
+    script.write_text(MAIN_SCRIPT, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(marks)], capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("0 [")  # a worker ran warm()
+    assert marks.read_text(encoding="utf-8").splitlines() == ["__main__"]

@@ -13,13 +13,13 @@ import pytest
 from chat_support import GROUP, A, B, C, gmsg, recording_bot
 from support import cards
 
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 SEATS = [SeatView(str(u), f"玩家{u}") for u in (A, B, C)]
 

@@ -23,15 +23,15 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.shoubayi.game import SGame
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.games.climbing import is_card_text
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.games.climbing import is_card_text
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 HAND = cards("3 4 77 88 9 Q K")
 OTHERS = [cards("5 6 10 J"), cards("5 6 10 J")]

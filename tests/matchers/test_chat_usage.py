@@ -10,7 +10,7 @@ import pytest
 from chat_support import GROUP, A, gmsg, pmsg, recording_bot
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from plugins.paizhuo.tables import REGISTRY
+from nonebot_plugin_paizhuo.tables import REGISTRY
 
 
 async def saved() -> str:

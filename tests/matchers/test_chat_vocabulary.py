@@ -1,5 +1,5 @@
 """Each game's own words for its hand types (RULES.md G-5 Decision): every type name that
-RULES.md or the README uses for a game is accepted after the cards in that game, with that
+RULES.md or docs/commands.md uses for a game is accepted after the cards in that game, with that
 game's meaning — 飞机 is 三连 in 抓特务, 三顺 in 挖坑 标准 and a chain of 三带一 in 手把一;
 挖坑 陕西 says 连牌, 对子连牌 and 四条 — and /帮助 <游戏> shows the game's table."""
 
@@ -10,16 +10,16 @@ from chat_support import GROUP, A, B, C, expect_group, expect_private, expect_re
 from nonebug import App
 from support import cards
 
-from engine.errors import MoveError
-from engine.readings import Vocabulary
-from engine.shoubayi.game import SGame
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.readings import Vocabulary
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 FILLER = "3 4"
 """Cards the leader keeps, so that no play ends the game."""
@@ -45,7 +45,7 @@ def following_bomb() -> SGame:
     return game
 
 
-# What RULES.md (Z-4, W-4, W-7, S-3, G-5) and the README call each game's hand types, as
+# What RULES.md (Z-4, W-4, W-7, S-3, G-5) and docs/commands.md call each game's hand types, as
 # (cards, name, the type it means, least cards).
 SPEC: dict[str, list[tuple[str, str, str, int]]] = {
     "抓特务": [("7", "单张", "single", 1), ("77", "对子", "pair", 2), ("777", "三张", "triple", 3),

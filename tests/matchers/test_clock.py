@@ -1,6 +1,6 @@
 """Deadlines on a stepped wall clock, and the one post per table after a restart.
 
-The timers run on :data:`plugins.paizhuo.tables.CLOCK`; here a fake one whose monotonic
+The timers run on :data:`nonebot_plugin_paizhuo.tables.CLOCK`; here a fake one whose monotonic
 time moves only when the test moves it, and whose wall clock the test can step back or
 forward (NTP, an operator) without moving the monotonic time."""
 
@@ -26,9 +26,9 @@ from nonebot.adapters.onebot.v11 import Message
 from nonebug import App
 from support import cards
 
-from plugins.paizhuo import accounts, tables
-from plugins.paizhuo.actions import announce, deadlines
-from plugins.paizhuo.tables import REGISTRY, timer_now
+from nonebot_plugin_paizhuo import accounts, tables
+from nonebot_plugin_paizhuo.actions import announce, deadlines
+from nonebot_plugin_paizhuo.tables import REGISTRY, timer_now
 
 HANDS = [cards("3 4 77 9"), cards("A 5 8 Q"), cards("66 10 K")]
 

@@ -31,9 +31,9 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 from nonebug import App
 from support import cards
 
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.tables import FINISHED, REGISTRY
+from nonebot_plugin_paizhuo.tables import FINISHED, REGISTRY
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 
 # ---- /帮助 ---------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ async def test_open_seats_the_opener_and_saves(app: App) -> None:
 
 # ---- /加入 /退出 and the start --------------------------------------------------------------
 async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 12345)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: 12345)
     expected = ZGame.deal(3, ZRules(), 12345)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -467,7 +467,7 @@ async def test_stats_by_qq_number(app: App) -> None:
 
 
 async def test_resumed_games_are_reposted_when_the_bot_connects(app: App) -> None:
-    from plugins.paizhuo.actions import announce
+    from nonebot_plugin_paizhuo.actions import announce
 
     await seat_table(HANDS3, leader=2)
     REGISTRY.reset()

@@ -21,10 +21,10 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.zhuatewu.game import ZGame
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from paizhuo_engine.zhuatewu.game import ZGame
 
 
 async def open_wakeng(app: App) -> Table:

@@ -14,8 +14,8 @@ from nonebot.adapters.onebot.v11 import Bot, MessageEvent
 from nonebot.matcher import matchers
 from nonebug import App
 
-from plugins.paizhuo.internals import dispatch
-from plugins.paizhuo.matchers import play, private, table
+from nonebot_plugin_paizhuo.internals import dispatch
+from nonebot_plugin_paizhuo.matchers import play, private, table
 
 fast_only = pytest.mark.skipif(not dispatch.ADOPTED,
                                reason="fast dispatch off (PAIZHUO_FAST_DISPATCH=false)")
@@ -102,7 +102,7 @@ def scoped(monkeypatch: pytest.MonkeyPatch):
     (``scope.py``), with the dispatchers' parameterless rules."""
     import nonebot.message
 
-    from plugins.paizhuo.internals import scope
+    from nonebot_plugin_paizhuo.internals import scope
 
     handle = nonebot.message.handle_event
 

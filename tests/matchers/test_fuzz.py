@@ -57,18 +57,18 @@ from nonebot.adapters.onebot.v11 import (
 from nonebot.adapters.onebot.v11.event import Sender
 from nonebot.message import run_postprocessor
 
-from engine.cards import RANK_NAMES, NotationError, card_name, parse_cards, rank_of, resolve
-from engine.errors import MoveError
-from engine.readings import trailing_type_word
-from engine.zhuatewu.game import CIVILIAN, SPY, ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import messaging
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.games.climbing import is_card_text
-from plugins.paizhuo.matchers.play import parse_move
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from nonebot_plugin_paizhuo import messaging
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.games.climbing import is_card_text
+from nonebot_plugin_paizhuo.matchers.play import parse_move
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from paizhuo_engine.cards import RANK_NAMES, NotationError, card_name, parse_cards, rank_of, resolve
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.readings import trailing_type_word
+from paizhuo_engine.zhuatewu.game import CIVILIAN, SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 BOT_ID = 10001
 E = 105  # seated at a waiting table in the other group
@@ -163,9 +163,9 @@ async def world(nonebug_init: None, monkeypatch: pytest.MonkeyPatch):
     rec = Recorder()
     monkeypatch.setattr(adapter, "_call_api", rec)
     # Deals made by /加入 and /继续 must repeat when hypothesis replays an example.
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 4242)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: 4242)
     # No timer may fire in the middle of an example (托管 moves after 1.5 s).
-    monkeypatch.setattr("plugins.paizhuo.tables.AUTO_DELAY", 3600)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.tables.AUTO_DELAY", 3600)
     sink = logger.add(_log_sink, level="WARNING", format="{message}")
     _CAPTURE.update(active=True, errors=[])
     try:

@@ -8,7 +8,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from plugins.paizhuo.guard import Settings, is_loopback, mask_url, settings_problems, sqlite_file
+from nonebot_plugin_paizhuo.guard import (
+    Settings,
+    is_loopback,
+    mask_url,
+    settings_problems,
+    sqlite_file,
+)
 
 
 def test_settings_checks_and_masking() -> None:

@@ -29,17 +29,17 @@ from nonebot.adapters.onebot.v11 import Message
 from nonebug import App
 from support import cards
 
-from engine.cards import R5, R10, RK, card_name, rank_of
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.games import find_game
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games import find_game
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.cards import R5, R10, RK, card_name, rank_of
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 USERS = (A, B, C, D)
 pytestmark = pytest.mark.usefixtures("unexpected_calls_fail")

@@ -20,8 +20,8 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.cards import parse_cards, resolve
-from plugins.paizhuo.tables import REGISTRY
+from nonebot_plugin_paizhuo.tables import REGISTRY
+from paizhuo_engine.cards import parse_cards, resolve
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chat_support import GROUP, Has, expect_details, expect_group, expect_reply, gmsg, make_bot
+from chat_support import (
+    GROUP,
+    Has,
+    details_pointer,
+    expect_details,
+    expect_group,
+    expect_reply,
+    gmsg,
+    make_bot,
+)
 from history_support import dealt_table, finish, last_play
 from nonebot.adapters.onebot.v11 import ActionFailed
 from nonebug import App
 
-from db.history import CHINA_TZ as CHINA
-from plugins.paizhuo.tables import REGISTRY
+from nonebot_plugin_paizhuo.tables import REGISTRY
+from paizhuo_db.history import CHINA_TZ as CHINA
 
 MEMBERS = [{"user_id": 101, "card": "阿甲", "nickname": "a"},
            {"user_id": 102, "card": "", "nickname": "老乙"}]
@@ -120,8 +129,8 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
-        expect_group(ctx, "本局结束", "本群第 2 局，/对局 2 查看复盘", "/继续")
-        expect_details(ctx, "【挖坑】第 2 局详情", "挖坑者", "农民", "底牌：", "每一手：/对局 2")
+        # One post: the last move, the end message and where the details are.
+        expect_group(ctx, "出完", "本局结束", "/继续", details_pointer(2))
         expect_private(ctx, user, "出完")
         ctx.receive_event(bot, gmsg(102, "/对局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
@@ -129,8 +138,8 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
         ctx.receive_event(bot, gmsg(102, "/对局 2"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         expect_forward(ctx, "【第 2 局】挖坑 3 人", "座次：1.玩家101 2.玩家102 3.玩家103", "规则：默认",
-                     "发牌：", "底牌：", "叫 3 分", "扣底：", "第 1 轮：", f"玩家{user} {command[2:]}",
-                     "本局结束")
+                     "发牌：", "挖坑者", "农民", "底牌：", "叫 3 分", "扣底：", "第 1 轮：",
+                     f"玩家{user} {command[2:]}", "本局结束")
         ctx.receive_event(bot, gmsg(102, "/对局 第1局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         expect_forward(ctx, "【第 1 局】抓特务", "没有保存发牌和出牌", "101 平民 第1名 胜 +1",
@@ -186,7 +195,7 @@ async def test_bare_words_left_to_other_plugins(app: App) -> None:
     from chat_support import A, expect_forward, expect_group
     from nonebot import on_command
 
-    from plugins.paizhuo.config import reset_plugin_config
+    from nonebot_plugin_paizhuo.config import reset_plugin_config
 
     config = nonebot.get_driver().config
     config.paizhuo_bare_commands = "all, -帮助 -help，-结束"
@@ -243,9 +252,11 @@ async def test_long_texts_go_as_forward_messages_with_a_plain_fallback(app: App)
 
 
 async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) -> None:
-    """The end-of-game details go as one merged-forward message; an implementation without
-    forward messages (retcode 1200) gets the same text as a plain group message."""
-    from chat_support import expect_forward, expect_private
+    """The end message of the last move's post points to ``/对局 N``, no card of its own;
+    ``/对局 N`` answers with the details (every hand as dealt with its role, the dealer,
+    the spy cards) as one merged-forward message, and an implementation without forward
+    messages (retcode 1200) gets the same text as a plain group message."""
+    from chat_support import expect_private
 
     table, last = dealt_table("抓特务", 4, 1)
     await REGISTRY.save(table)
@@ -253,19 +264,17 @@ async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
-        expect_group(ctx, "本局结束", "本群第 1 局")
-        expect_forward(ctx, "【抓特务】第 1 局详情", fail=True)
-        expect_group(ctx, "【抓特务】第 1 局详情", "发牌：", "1.玩家101（", "庄家：", "特务牌：",
-                     "每一手：/对局 1")
+        expect_group(ctx, "本局结束", details_pointer(1))
         expect_private(ctx, user, "出完")
+        expect_details(ctx, bot, 1, "1.玩家101（", "庄家：", "特务牌：", "本局结束", fail=True)
     assert REGISTRY.get(str(GROUP)) is table and not table.playing
 
 
 # ---- games with computer seats ---------------------------------------------------------------
 async def test_a_game_with_a_computer_seat_is_listed_replayed_and_scored_alike(app: App) -> None:
     """Every seat is in the record: the list names the computer among the winners (the
-    person who lost is not shown a draw), ``/对局 1`` and the ``/对局 1 查看复盘`` the end
-    message offers both answer with all three seats, and ``/战绩`` says the same 负."""
+    person who lost is not shown a draw), ``/对局 1`` (the end message offers it) and the
+    older ``/对局 1 查看复盘`` both answer with all three seats, and ``/战绩`` says the same 负."""
     from chat_support import A, B, expect_forward, expect_private
 
     table, last = dealt_table("挖坑", 16, 1, computers=1)  # 玩家101 loses, 玩家102 and 电脑1 win
@@ -275,8 +284,7 @@ async def test_a_game_with_a_computer_seat_is_listed_replayed_and_scored_alike(a
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
-        expect_group(ctx, "本局结束", "本群第 1 局，/对局 1 查看复盘", "/继续")
-        expect_details(ctx, "【挖坑】第 1 局详情", "3.电脑1")
+        expect_group(ctx, "本局结束", details_pointer(1), "/继续")
         expect_private(ctx, user, "出完")
         ctx.receive_event(bot, gmsg(A, "/对局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
@@ -300,10 +308,10 @@ def _old_record(seats: list[tuple[str, str]], seed: int, number: int):
 
     from history_support import play_out
 
-    from db import FinishedGame
-    from plugins.paizhuo.games import GAMES
-    from plugins.paizhuo.games.base import SeatView
-    from plugins.paizhuo.replay import capture
+    from nonebot_plugin_paizhuo.games import GAMES
+    from nonebot_plugin_paizhuo.games.base import SeatView
+    from nonebot_plugin_paizhuo.replay import capture
+    from paizhuo_db import FinishedGame
 
     adapter = GAMES["挖坑"]
     views = [SeatView(u, n) for u, n in seats]

@@ -8,9 +8,9 @@ import nonebug_internals
 import pytest
 from nonebot.matcher import matchers
 
-from plugins.paizhuo import guard, internals
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.internals import dispatch
+from nonebot_plugin_paizhuo import guard, internals
+from nonebot_plugin_paizhuo.config import plugin_config
+from nonebot_plugin_paizhuo.internals import dispatch
 
 
 @pytest.fixture

@@ -24,9 +24,9 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 from nonebug import App
 from support import cards
 
-from engine.zhuatewu.game import SPY, ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY
+from paizhuo_engine.zhuatewu.game import SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 SEED = 777
 
@@ -47,7 +47,7 @@ def at(user: int, text: str = "") -> Message:
 
 async def test_newcomer_takes_the_free_seat_and_tribute_skips_them(app: App, monkeypatch) -> None:
     """Z-8: tribute carries over only among players who played the last game."""
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
     await finished_game(app)
     table = REGISTRY.get(str(GROUP))
     async with app.test_matcher() as ctx:
@@ -78,7 +78,7 @@ async def test_newcomer_takes_the_free_seat_and_tribute_skips_them(app: App, mon
 
 async def test_same_players_keep_the_whole_tribute(app: App, monkeypatch) -> None:
     """Z-8: with the same three players both civilians pay the winning spy."""
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
     await finished_game(app)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from plugins.paizhuo.ordering import EventGate, applied, user_key
+from nonebot_plugin_paizhuo.ordering import EventGate, applied, user_key
 
 
 def message(user_id: int, message_id: int, kind: str = "group", text: str = "/托管",

@@ -21,21 +21,21 @@ from nonebot.adapters.onebot.v11 import ActionFailed, Message
 from nonebug import App
 from PIL import Image
 
-from engine.errors import MoveError
-from plugins.paizhuo import render
-from plugins.paizhuo.config import reset_plugin_config
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.history_texts import dealt_hands
-from plugins.paizhuo.pictures import (
+from nonebot_plugin_paizhuo import render
+from nonebot_plugin_paizhuo.config import reset_plugin_config
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.history_texts import dealt_hands
+from nonebot_plugin_paizhuo.pictures import (
     DRAWING_THREAD,
     details_text,
     details_view,
     table_view,
     trick_moves,
 )
-from plugins.paizhuo.replay import capture
-from plugins.paizhuo.tables import REGISTRY
+from nonebot_plugin_paizhuo.replay import capture
+from nonebot_plugin_paizhuo.tables import REGISTRY
+from paizhuo_engine.errors import MoveError
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
 NAMED = [SeatView("101", "老王"), SeatView("102", "小李飞刀"), SeatView("103", "阿强🍀"),
@@ -279,6 +279,22 @@ class IsPicture:
         return file.startswith("base64://") and decode(base64.b64decode(file[9:])).width > 0
 
 
+class ForwardWithPicture:
+    """Equals merged-forward nodes whose first node is one PNG picture (:class:`IsPicture`)
+    and whose other nodes' text contains every part."""
+
+    def __init__(self, *parts: str) -> None:
+        self.has = Has(*parts)
+
+    def __eq__(self, other: object) -> bool:
+        nodes = list(other if isinstance(other, Message) else Message(other))  # type: ignore[arg-type]
+        if not nodes or any(n.type != "node" for n in nodes):
+            return False
+        contents = [Message(n.data["content"]) for n in nodes]
+        text = "\n".join(c.extract_plain_text() for c in contents[1:])
+        return IsPicture() == contents[0] and self.has == Message(text)
+
+
 @pytest.fixture
 def pictures(monkeypatch):
     config = nonebot.get_driver().config
@@ -354,11 +370,16 @@ async def test_picture_table_setting_and_end_summary(app: App, pictures, drawn_i
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
-        expect_group(ctx, "本局结束", "本群第 1 局")
+        # The end rides in the last move's post, no picture after it: the details are
+        # where its last line points, /对局 1, the deal drawn on top of the replay.
+        expect_group(ctx, "本局结束", "本群第 1 局", "/对局 1")
         ctx.should_call_api("send_private_msg", {"user_id": user, "message": Has("出完")},
                             {"message_id": 3})
-        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
-                            {"message_id": 2})
+        ctx.receive_event(bot, gmsg(A, "/对局 1"))
+        ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
+        ctx.should_call_api("send_group_forward_msg", {
+            "group_id": GROUP, "messages": ForwardWithPicture("【第 1 局】手把一", "发牌：", "过程：")},
+            {"message_id": 4})
     assert off_the_loop(drawn_in["draw_table"]) and off_the_loop(drawn_in["draw_details"])
 
 
@@ -367,9 +388,9 @@ async def test_g4_a_private_answer_posts_no_table_picture(app: App, pictures,
     """With 图片桌面 on, a spy's private 明/暗 answer (Z-9) sends the group nothing — no
     table picture either, whose timing would tell that a spy answered; the picture
     follows the reveal, which the group is told."""
-    from engine.zhuatewu.game import ZGame
-    from engine.zhuatewu.rules import ZRules
-    from plugins.paizhuo.tables import PLAYING, Table, now_utc
+    from nonebot_plugin_paizhuo.tables import PLAYING, Table, now_utc
+    from paizhuo_engine.zhuatewu.game import ZGame
+    from paizhuo_engine.zhuatewu.rules import ZRules
 
     game = next(g for g in (ZGame.deal(4, ZRules(), seed) for seed in range(500))
                 if g.phase == "declare" and len(g.spies()) == 2)
@@ -399,7 +420,7 @@ async def test_texts_are_queued_before_their_picture_is_drawn(app: App, pictures
                                                               monkeypatch) -> None:
     """The announcement does not wait for the table picture: the change's texts are
     queued, then the picture is drawn and queued after them (under the table's lock)."""
-    from plugins.paizhuo.actions import commit
+    from nonebot_plugin_paizhuo.actions import commit
 
     events: list[tuple] = []
     real_submit, real_draw = commit.submit, render.draw_table

@@ -13,13 +13,13 @@ from nonebot.adapters.onebot.v11 import Message
 from nonebug import App
 from support import cards
 
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo import accounts
-from plugins.paizhuo.actions import commit, deadlines
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.messaging import Outgoing, plain
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo import accounts
+from nonebot_plugin_paizhuo.actions import commit, deadlines
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.messaging import Outgoing, plain
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 MOVE_LINE = re.compile(r"^(\S+) (出 |过)", re.M)
 
@@ -141,7 +141,7 @@ async def test_auto_pass_between_people_is_not_at_mentioned(app: App, monkeypatc
 
 async def test_a_whole_game_with_three_computers_posts_once_per_decision(app: App, monkeypatch) -> None:
     """A dealt 4-seat 抓特务 game, one person and three computer players, played to the
-    end: one group post per decision of the person (the end also brings its details),
+    end: one group post per decision of the person (the end message in the last one),
     every move of the game in the group text in order, only the person @-mentioned."""
     table = computer_table([[], [], [], []], leader=0)
     table.engine = ZGame.deal(4, ZRules(), seed=11)
@@ -168,11 +168,12 @@ async def test_a_whole_game_with_three_computers_posts_once_per_decision(app: Ap
     posts = group_posts(sent)
     assert all(n == 1 for n in per_decision[:-1]), per_decision
     # The last decision's run: one post per RUN_LIMIT + 1 automatic moves when the person
-    # went out early, the last with the end message, then the details.
+    # went out early, the last with the end message (no details card after it).
     automatic = len(table.engine.log) - logged_before - 1
-    assert per_decision[-1] == -(-automatic // (commit.RUN_LIMIT + 1)) + 1 if automatic else 2
-    assert "本局结束" in posts[-2].extract_plain_text()
-    shown = [(name, kind.strip()) for post in posts[:-1]
+    assert per_decision[-1] == -(-automatic // (commit.RUN_LIMIT + 1)) if automatic else 1
+    assert "本局结束" in posts[-1].extract_plain_text()
+    assert posts[-1].extract_plain_text().endswith("每人发到的牌和每一手：/对局 1")
+    shown = [(name, kind.strip()) for post in posts
              for name, kind in MOVE_LINE.findall(post.extract_plain_text())]
     names = [s.name for s in table.seats]
     logged = [(names[seat], "出" if played else "过") for seat, played in table.engine.log]
@@ -267,9 +268,9 @@ async def test_no_stale_prompt_when_the_bidding_ends_in_a_run(app: App, monkeypa
     """挖坑, one person and two computer players: the person bids first, both computers
     pass, the person digs: the post ends with the wait for the private bury, not with an
     old 叫分 prompt."""
-    from engine.wakeng.game import WGame
-    from engine.wakeng.rules import WRules
-    from plugins.paizhuo.games import wakeng
+    from nonebot_plugin_paizhuo.games import wakeng
+    from paizhuo_engine.wakeng.game import WGame
+    from paizhuo_engine.wakeng.rules import WRules
 
     monkeypatch.setattr(wakeng, "choose_bid", lambda hand, options, shaanxi: 0)
     seats = [SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"), SeatView("ai:2", "电脑2")]

@@ -13,20 +13,20 @@ from collections.abc import Callable
 import pytest
 from support import cards
 
-from engine.cards import DECK_52, DECK_54, card, rank_of
-from engine.errors import MoveError
-from engine.shoubayi.game import SGame
-from engine.shoubayi.rules import SRules
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.actions.basics import reply
-from plugins.paizhuo.actions.turns import move_refusal
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.messaging import private, refusal
-from plugins.paizhuo.tables import PLAYING, Table, now_utc
+from nonebot_plugin_paizhuo.actions.basics import reply
+from nonebot_plugin_paizhuo.actions.turns import move_refusal
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.messaging import private, refusal
+from nonebot_plugin_paizhuo.tables import PLAYING, Table, now_utc
+from paizhuo_engine.cards import DECK_52, DECK_54, card, rank_of
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.shoubayi.rules import SRules
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 GROUP = "5001"
 USERS = ("101", "102", "103", "104")
@@ -281,6 +281,6 @@ def test_w3_bury_refusal_gives_every_reason() -> None:
     game = WGame.deal(WRules(), 3, first=0)
     game.place_bid(0, 3)
     lacking = next(r for r in range(13) if sum(rank_of(c) == r for c in game.hands[0]) == 0)
-    from engine.cards import RANK_NAMES
+    from paizhuo_engine.cards import RANK_NAMES
     err = _reason(lambda: GAMES["挖坑"].answer(game, seats(3), 0, f"扣 {RANK_NAMES[lacking]}"))
     assert "要扣 4 张牌，你写了 1 张" in err.message and f"你没有 1 张 {RANK_NAMES[lacking]}" in err.message

@@ -11,9 +11,9 @@ import random
 import pytest
 from history_support import play_out
 
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.replay import capture, engine_of, run
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.replay import capture, engine_of, run
 
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
 
@@ -82,7 +82,7 @@ def test_ambiguous_lead_replays_with_its_saved_reading() -> None:
     """G-5: 333344445556 led as 三带一 (not four with kickers) is replayed the same way."""
     from support import cards
 
-    from engine.shoubayi.game import SGame
+    from paizhuo_engine.shoubayi.game import SGame
 
     game = SGame.from_hands([cards("3333 4444 555 6 9"), cards("7 8"), cards("10 J")])
     game.play(0, cards("3333 4444 555 6"), "triple_one")

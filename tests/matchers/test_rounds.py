@@ -26,11 +26,11 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.cards import format_cards
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, now_utc
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, now_utc
+from paizhuo_engine.cards import format_cards
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 SEED = 4242
 
@@ -93,7 +93,7 @@ async def test_set_permissions_and_validation(app: App) -> None:
 
 
 async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     await REGISTRY.store.set_settings(str(GROUP), "抓特务", {"chain_ends": "c", "allow_open_hand": False})
     assert table.engine.rules.chain_ends == "a"  # the game in play keeps its rules
@@ -132,7 +132,7 @@ class Has_any:  # noqa: N801 - reads like a matcher
 async def finished_then_next(app: App, monkeypatch, rules: dict | None = None) -> ZGame:
     """A finished 3-player game (seat 1, the spy, out first) and the next one dealt with
     ``SEED``; returns the engine game the table now plays."""
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: SEED)
     if rules:
         await REGISTRY.store.set_settings(str(GROUP), "抓特务", rules)
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)

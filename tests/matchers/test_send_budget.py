@@ -23,11 +23,11 @@ from chat_support import (
 from clock_support import FakeClock
 from nonebug import App
 
-from plugins.paizhuo import messaging
-from plugins.paizhuo.actions import commit
-from plugins.paizhuo.games.base import Say
-from plugins.paizhuo.messaging import RefusalLimiter
-from plugins.paizhuo.send_queue import SendScheduler
+from nonebot_plugin_paizhuo import messaging
+from nonebot_plugin_paizhuo.actions import commit
+from nonebot_plugin_paizhuo.games.base import Say
+from nonebot_plugin_paizhuo.messaging import RefusalLimiter
+from nonebot_plugin_paizhuo.send_queue import SendScheduler
 
 COMMANDS = ["/帮助 抓特务", "/帮助 象棋", "/设置", "/战绩 乙", "/加入 我", "/退出 了", "/继续 吧",
             "/托管 我", "/手牌 给我", "/开始 吧", "/结束 吧", "/帮助 挖坑"]

@@ -18,11 +18,11 @@ from chat_support import (
 )
 from nonebug import App
 
-from plugins.paizhuo import messaging, tables
-from plugins.paizhuo.actions import commit
-from plugins.paizhuo.games.base import Say
-from plugins.paizhuo.messaging import RefusalLimiter
-from plugins.paizhuo.tables import REGISTRY, now_utc
+from nonebot_plugin_paizhuo import messaging, tables
+from nonebot_plugin_paizhuo.actions import commit
+from nonebot_plugin_paizhuo.games.base import Say
+from nonebot_plugin_paizhuo.messaging import RefusalLimiter
+from nonebot_plugin_paizhuo.tables import REGISTRY, now_utc
 
 
 class MovedClock(tables.SystemClock):

@@ -9,7 +9,7 @@ from pathlib import Path
 import nonebot
 import pytest
 
-from plugins.paizhuo.config import (
+from nonebot_plugin_paizhuo.config import (
     OLD_NAMES,
     PREFIX,
     Config,
@@ -102,7 +102,7 @@ def test_docs_name_only_settings_that_env_example_lists() -> None:
 def test_plugin_metadata_is_complete() -> None:
     from nonebot.plugin import get_plugin
 
-    plugin = get_plugin("paizhuo")
+    plugin = get_plugin("nonebot_plugin_paizhuo")
     assert plugin is not None and plugin.metadata is not None
     meta = plugin.metadata
     assert meta.name == "牌桌" and meta.type == "application"
@@ -112,7 +112,7 @@ def test_plugin_metadata_is_complete() -> None:
 
 
 def test_usage_follows_the_bare_command_words() -> None:
-    from plugins.paizhuo.matchers.namespace import usage_text
+    from nonebot_plugin_paizhuo.matchers.namespace import usage_text
 
     config = nonebot.get_driver().config
     assert "/帮助 " in usage_text() and "/开局 " in usage_text()

@@ -10,6 +10,7 @@ from chat_support import (
     B,
     C,
     D,
+    details_pointer,
     expect_details,
     expect_friends,
     expect_group,
@@ -21,9 +22,9 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.shoubayi.game import SGame
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.shoubayi.game import SGame
 
 
 async def sby_table(game: SGame) -> Table:
@@ -39,7 +40,7 @@ async def sby_table(game: SGame) -> Table:
 
 
 async def test_open_ended_table_starts_on_kaishi(app: App, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 77)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: 77)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(A, "/开局 手把一"))
@@ -109,17 +110,17 @@ async def test_s6_end_message_multipliers_and_baopei(app: App) -> None:
         ctx.receive_event(bot, gmsg(B, "出 9"))
         expect_group(ctx, "玩家102 先出完，胜", "玩家101 剩 2 张", "玩家103 剩 4 张",
                      "一张没出 ×2", "手里有王 ×4", "应赔 32", "包赔：玩家101", "玩家102 +34",
-                     "玩家101 -34", "玩家103 0")
-        expect_details(ctx, "【手把一】第 1 局详情", "1.玩家101：♠3 ♠Q ♠K")
+                     "玩家101 -34", "玩家103 0", details_pointer(1))
         expect_private(ctx, B, "出完")
+        expect_details(ctx, bot, 1, "1.玩家101：♠3 ♠Q ♠K")
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(A))
     assert (stats.game, stats.losses, stats.points) == ("手把一", 1, -34)
 
 
 def test_plays_are_shown_in_reading_order() -> None:
     """G-5: the group sees chains from their low end and kickers after the main cards."""
-    from engine.readings import Reading
-    from plugins.paizhuo.games.shoubayi import ShoubayiAdapter
+    from nonebot_plugin_paizhuo.games.shoubayi import ShoubayiAdapter
+    from paizhuo_engine.readings import Reading
 
     adapter = ShoubayiAdapter()
     game = SGame.from_hands([cards("3"), cards("4")])

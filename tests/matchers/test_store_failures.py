@@ -43,16 +43,16 @@ from nonebug import App
 from sqlalchemy import event, select
 from support import cards
 
-from db.models import GameRecord
-from db.store import Store
-from engine.cards import format_cards
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from engine.zhuatewu.game import ZGame
-from engine.zhuatewu.rules import ZRules
-from plugins.paizhuo.actions import announce, commit, deadlines, turns
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from nonebot_plugin_paizhuo.actions import announce, commit, deadlines, turns
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, WAITING, Table, now_utc
+from paizhuo_db.models import GameRecord
+from paizhuo_db.store import Store
+from paizhuo_engine.cards import format_cards
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
+from paizhuo_engine.zhuatewu.rules import ZRules
 
 NOT_APPLIED = "没有生效，请重试"
 WRITES = ("INSERT", "UPDATE", "DELETE")
@@ -345,7 +345,7 @@ async def test_last_move_and_the_game_record(app: App, faults: Faults) -> None:
 
 
 async def test_continue_that_deals(app: App, faults: Faults, monkeypatch) -> None:
-    monkeypatch.setattr("plugins.paizhuo.actions.seating.secrets.randbits", lambda _n: 4242)
+    monkeypatch.setattr("nonebot_plugin_paizhuo.actions.seating.secrets.randbits", lambda _n: 4242)
     table = await seat_table([cards("3"), [SPADE_A], cards("4")], leader=1)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -607,7 +607,7 @@ async def test_end_message_not_sent_is_announced_when_a_bot_connects(app: App, m
     monkeypatch.setattr(announce, "bot_connected", connected_by_hand)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
-        expect_group(ctx, "这局已结束", "本局结束", "/继续", "本群第 1 局，/对局 1 查看复盘")
+        expect_group(ctx, "这局已结束", "本局结束", "/继续", "本群第 1 局。每人发到的牌和每一手：/对局 1")
         await announce.announce_pending(bot)
     assert await settled_pending() == []
     async with app.test_matcher() as ctx:  # a second connect sends nothing

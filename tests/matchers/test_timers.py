@@ -21,8 +21,8 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.tables import REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

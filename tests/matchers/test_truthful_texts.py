@@ -21,13 +21,13 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.cards import card
-from engine.shoubayi.game import SGame
-from engine.zhuatewu.game import ZGame
-from plugins.paizhuo.actions import commit, turns
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import REGISTRY, Table, now_utc, reminder_before
+from nonebot_plugin_paizhuo.actions import commit, turns
+from nonebot_plugin_paizhuo.games import GAMES
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc, reminder_before
+from paizhuo_engine.cards import card
+from paizhuo_engine.shoubayi.game import SGame
+from paizhuo_engine.zhuatewu.game import ZGame
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
 

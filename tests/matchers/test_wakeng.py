@@ -24,12 +24,12 @@ from chat_support import (
 from nonebug import App
 from support import cards
 
-from engine.cards import format_cards
-from engine.wakeng.game import WGame
-from engine.wakeng.rules import WRules
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.games.base import SeatView
-from plugins.paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.actions import deadlines
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.cards import format_cards
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
 
 
 async def wakeng_table(game: WGame) -> Table:

@@ -13,8 +13,20 @@ from __future__ import annotations
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
-from plugins.paizhuo import accounts
-from plugins.paizhuo.actions.basics import (
+from .. import accounts
+from ..messaging import (
+    deliver,
+    group,
+    plain,
+)
+from ..tables import (
+    FINISHED,
+    REGISTRY,
+    WAITING,
+    message_from_json,
+    now_utc,
+)
+from .basics import (
     JOIN_HINT,
     NO_TABLE,
     _at_actor_only,
@@ -23,21 +35,9 @@ from plugins.paizhuo.actions.basics import (
     seat_list,
     with_time_left,
 )
-from plugins.paizhuo.actions.commit import _in_flight, mark_announced
-from plugins.paizhuo.actions.deadlines import _timer_due, resume_deferred
-from plugins.paizhuo.actions.seating import between_games_status
-from plugins.paizhuo.messaging import (
-    deliver,
-    group,
-    plain,
-)
-from plugins.paizhuo.tables import (
-    FINISHED,
-    REGISTRY,
-    WAITING,
-    message_from_json,
-    now_utc,
-)
+from .commit import _in_flight, mark_announced
+from .deadlines import _timer_due, resume_deferred
+from .seating import between_games_status
 
 RESTART_PREFIX = "机器人重启前这局已结束：\n"
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from nonebot import logger
 
-from plugins.paizhuo import ai_turn
-from plugins.paizhuo.actions.basics import log_event
-from plugins.paizhuo.games.base import Say, is_computer
-from plugins.paizhuo.tables import (
+from .. import ai_turn
+from ..games.base import Say, is_computer
+from ..tables import (
     Table,
 )
+from .basics import log_event
 
 
 def _next_automatic(table: Table) -> str | None:

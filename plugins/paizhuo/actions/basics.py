@@ -4,7 +4,7 @@ the seat list and capacity of a table, who must decide now (:func:`_actor`, the 
 user a post may @-mention), the end message's game number, the turn time left on a
 re-posted table, the group's settings for a game, and the friend check.
 
-Calls nothing else in :mod:`plugins.paizhuo.actions` (only tables, messaging, runs).
+Calls nothing else in :mod:`nonebot_plugin_paizhuo.actions` (only tables, messaging, runs).
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
 
-from plugins.paizhuo.games import GameAdapter
-from plugins.paizhuo.games.base import is_computer
-from plugins.paizhuo.messaging import (
+from ..games import GameAdapter
+from ..games.base import is_computer
+from ..messaging import (
     Outgoing,
     call_api,
     group,
 )
-from plugins.paizhuo.runs import only_at
-from plugins.paizhuo.tables import (
+from ..runs import only_at
+from ..tables import (
     REGISTRY,
     Table,
     timer_now,
@@ -83,11 +83,18 @@ def log_event(table: Table, event: str, seat: int | None = None, **extra: object
     logger.info(" ".join(fields))
 
 
+DETAILS_POINTER = "本群第 {number} 局。每人发到的牌和每一手：/对局 {number}"
+"""The end message's last line: the game's number and where its details are (every hand
+as dealt with its role, the dealer, spy cards and tribute / the bottom / the cards set
+aside, every move in order, the result: ``/对局 N``, answered in the group)."""
+
+
 def numbered(message: Message, number: int | None) -> Message:
-    """An end message with the game's number in its group (第 N 局) and how to replay it."""
+    """An end message with the game's number in its group (第 N 局) and where to see the
+    deal and every move (:data:`DETAILS_POINTER`)."""
     if not number:
         return message
-    return message + MessageSegment.text(f"\n本群第 {number} 局，/对局 {number} 查看复盘。")
+    return message + MessageSegment.text("\n" + DETAILS_POINTER.format(number=number))
 
 
 def _actor(table: Table) -> str | None:

@@ -8,7 +8,8 @@ last saved state (:func:`undo`), the change's messages are dropped, the actor is
 :data:`~.basics.NOT_APPLIED` and the cause is logged. A timer whose save failed
 retries later (backoff). After an accepted move, :func:`_commit` runs the automatic
 moves that follow, saves, and assembles the post; a finished game's record and end
-message are written in one transaction; the end message is marked announced once sent
+message are written in one transaction, and the end message goes in the post of the
+game's last move (it names ``/对局 N`` for the deal and every move); it is marked announced once sent
 (any not sent is sent by :mod:`.announce` when a bot connects). :func:`says_to_outs`
 turns an adapter's :class:`Say` list into messages.
 
@@ -24,33 +25,31 @@ from datetime import timedelta
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
 
-from plugins.paizhuo import ordering
-from plugins.paizhuo.actions.automatic import _automatic_move, _next_automatic
-from plugins.paizhuo.actions.basics import _actor, log_event, numbered
-from plugins.paizhuo.actions.deadlines import schedule
-from plugins.paizhuo.games.base import Say, is_computer
-from plugins.paizhuo.messaging import (
+from .. import ordering
+from ..games.base import Say, is_computer
+from ..messaging import (
     Outgoing,
     group,
     plain,
     private,
     submit,
 )
-from plugins.paizhuo.pictures import (
-    Pending,
-    end_details,
+from ..pictures import (
     later,
     pictures_on,
     table_picture,
     take_later,
 )
-from plugins.paizhuo.runs import assemble, dump_outs, load_outs
-from plugins.paizhuo.tables import (
+from ..runs import assemble, dump_outs, load_outs
+from ..tables import (
     REGISTRY,
     SaveFailed,
     Table,
     timer_now,
 )
+from .automatic import _automatic_move, _next_automatic
+from .basics import _actor, log_event, numbered
+from .deadlines import schedule
 
 _in_flight: set[str] = set()
 """Games whose end message is being sent by the change that finished them."""
@@ -255,15 +254,12 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         outs = _post(table, outs)
         record, message, number = await REGISTRY.record_finished(table)
         log_event(table, "finished", number=number)
+        # The end message rides in the last move's post (one post for the last decision);
+        # what the group could not see (every hand as dealt, the bottom, ...) and every
+        # move are one command away: its last line names /对局 N, no card of its own.
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((record.uid, end))
-        details = end_details(adapter, table.engine, table.seats, table.group_id, number,
-                              message.extract_plain_text(), record.summary.get("replay"))
-        if isinstance(details, Pending):
-            later(table, details)
-        elif details is not None:
-            outs.append(details)
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
             return outs

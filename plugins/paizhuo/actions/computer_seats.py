@@ -12,28 +12,29 @@ import unicodedata
 
 from nonebot.adapters.onebot.v11 import Bot
 
-from engine.numbers import parse_int
-from plugins.paizhuo.actions.basics import (
+from paizhuo_engine.numbers import parse_int
+
+from ..games.base import COMPUTER_PREFIX, SeatView, computer_name, is_computer
+from ..messaging import (
+    Outgoing,
+    deliver,
+    group,
+)
+from ..tables import (
+    FINISHED,
+    REGISTRY,
+    WAITING,
+)
+from .basics import (
     NO_TABLE,
     capacity,
     log_event,
     reply,
     seat_list,
 )
-from plugins.paizhuo.actions.commit import run_locked
-from plugins.paizhuo.actions.deadlines import schedule
-from plugins.paizhuo.actions.seating import between_games_status, ready_to_deal, start_game
-from plugins.paizhuo.games.base import COMPUTER_PREFIX, SeatView, computer_name, is_computer
-from plugins.paizhuo.messaging import (
-    Outgoing,
-    deliver,
-    group,
-)
-from plugins.paizhuo.tables import (
-    FINISHED,
-    REGISTRY,
-    WAITING,
-)
+from .commit import run_locked
+from .deadlines import schedule
+from .seating import between_games_status, ready_to_deal, start_game
 
 
 async def add_computers(bot: Bot, group_id: str, user_id: str, arg: str, is_manager: bool) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from plugins.paizhuo import tables as _tables
-from plugins.paizhuo.tables import REGISTRY, Table, timer_now
+from .. import tables as _tables
+from ..tables import REGISTRY, Table, timer_now
 
 _timers: dict[str, asyncio.Task] = {}
 _deferred: set[str] = set()
@@ -64,7 +64,7 @@ async def _fire(table: Table, when) -> None:
     """The timer of a table: wait (on the monotonic clock, ``timer_now`` time) until
     ``when``, then act (:func:`on_due`)."""
     await _tables.CLOCK.sleep(max(0.0, (when - timer_now()).total_seconds()))
-    assert _act is not None, "plugins.paizhuo.actions.turns installs what a timer does"
+    assert _act is not None, "nonebot_plugin_paizhuo.actions.turns installs what a timer does"
     await _act(table)
 
 

@@ -10,12 +10,13 @@ import unicodedata
 
 from nonebot import logger
 
-from engine.settings import Setting, SettingError
-from plugins.paizhuo.actions.basics import NOT_APPLIED, group_settings
-from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
-from plugins.paizhuo.tables import (
+from paizhuo_engine.settings import Setting, SettingError
+
+from ..games import GAMES, GameAdapter, UsageError, find_game
+from ..tables import (
     REGISTRY,
 )
+from .basics import NOT_APPLIED, group_settings
 
 GAME_LIST = "、".join(GAMES)
 

@@ -15,8 +15,26 @@ import unicodedata
 
 from nonebot.adapters.onebot.v11 import Bot
 
-from db.store import LiveTableTaken
-from plugins.paizhuo.actions.basics import (
+from paizhuo_db.store import LiveTableTaken
+
+from ..config import plugin_config
+from ..games import GAMES, GameAdapter, UsageError, find_game
+from ..games.base import SeatView, computer_name, is_computer
+from ..messaging import (
+    Outgoing,
+    deliver,
+    group,
+)
+from ..tables import (
+    FINISHED,
+    PLAYING,
+    REGISTRY,
+    WAITING,
+    SaveFailed,
+    Table,
+    now_utc,
+)
+from .basics import (
     JOIN_HINT,
     NO_TABLE,
     NOT_APPLIED,
@@ -29,25 +47,8 @@ from plugins.paizhuo.actions.basics import (
     reply,
     seat_list,
 )
-from plugins.paizhuo.actions.commit import _post, run_locked, says_to_outs
-from plugins.paizhuo.actions.deadlines import schedule
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.games import GAMES, GameAdapter, UsageError, find_game
-from plugins.paizhuo.games.base import SeatView, computer_name, is_computer
-from plugins.paizhuo.messaging import (
-    Outgoing,
-    deliver,
-    group,
-)
-from plugins.paizhuo.tables import (
-    FINISHED,
-    PLAYING,
-    REGISTRY,
-    WAITING,
-    SaveFailed,
-    Table,
-    now_utc,
-)
+from .commit import _post, run_locked, says_to_outs
+from .deadlines import schedule
 
 
 def deal_seed(table: Table) -> int:

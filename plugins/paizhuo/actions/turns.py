@@ -16,28 +16,29 @@ from collections.abc import Callable
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
 
-from engine.errors import MoveError
-from plugins.paizhuo import accounts, ai_turn
-from plugins.paizhuo.actions import deadlines
-from plugins.paizhuo.actions.automatic import _computer_moves
-from plugins.paizhuo.actions.basics import NOT_APPLIED, log_event, reply
-from plugins.paizhuo.actions.commit import _commit, run_locked, says_to_outs
-from plugins.paizhuo.actions.deadlines import schedule
-from plugins.paizhuo.games.base import Say
-from plugins.paizhuo.messaging import (
+from paizhuo_engine.errors import MoveError
+
+from .. import accounts, ai_turn
+from ..games.base import Say
+from ..messaging import (
     Outgoing,
     deliver,
     group,
     private,
     refusal,
 )
-from plugins.paizhuo.tables import (
+from ..tables import (
     PLAYING,
     REGISTRY,
     WAITING,
     Table,
     timer_now,
 )
+from . import deadlines
+from .automatic import _computer_moves
+from .basics import NOT_APPLIED, log_event, reply
+from .commit import _commit, run_locked, says_to_outs
+from .deadlines import schedule
 
 PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
 

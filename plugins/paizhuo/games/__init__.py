@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from plugins.paizhuo.games.base import GameAdapter, UsageError
-from plugins.paizhuo.games.shoubayi import ShoubayiAdapter
-from plugins.paizhuo.games.wakeng import WakengAdapter
-from plugins.paizhuo.games.zhuatewu import ZhuatewuAdapter
+from .base import GameAdapter, UsageError
+from .shoubayi import ShoubayiAdapter
+from .wakeng import WakengAdapter
+from .zhuatewu import ZhuatewuAdapter
 
 GAMES: dict[str, GameAdapter] = {"抓特务": ZhuatewuAdapter(), "挖坑": WakengAdapter(),
                                  "手把一": ShoubayiAdapter()}

@@ -15,9 +15,9 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message
 
-from db.records import FinishedGame
-from engine.readings import Vocabulary
-from engine.settings import Schema
+from paizhuo_db.records import FinishedGame
+from paizhuo_engine.readings import Vocabulary
+from paizhuo_engine.settings import Schema
 
 
 class UsageError(ValueError):

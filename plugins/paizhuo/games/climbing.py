@@ -10,15 +10,16 @@ from typing import Any
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from engine.ai.simple import LowestStrategy, Strategy
-from engine.ai.strategy import suggestions
-from engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
-from engine.climbing import ClimbingGame, Move
-from engine.moves import any_beating
-from engine.readings import trailing_type_word
-from plugins.paizhuo.ai_turn import LeveledStrategy
-from plugins.paizhuo.games.base import GameAdapter, Say, SeatView, computer_name, is_computer
-from plugins.paizhuo.messaging import plain
+from paizhuo_engine.ai.simple import LowestStrategy, Strategy
+from paizhuo_engine.ai.strategy import suggestions
+from paizhuo_engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
+from paizhuo_engine.climbing import ClimbingGame, Move
+from paizhuo_engine.moves import any_beating
+from paizhuo_engine.readings import trailing_type_word
+
+from ..ai_turn import LeveledStrategy
+from ..messaging import plain
+from .base import GameAdapter, Say, SeatView, computer_name, is_computer
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
 PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
@@ -96,7 +97,7 @@ class ClimbingAdapter(GameAdapter):
 
     strategy: Strategy = LeveledStrategy()
     """Moves of computer players, players in 托管 and timed-out players (G-6), at the
-    group's 电脑难度 (:mod:`plugins.paizhuo.ai_turn`)."""
+    group's 电脑难度 (:mod:`nonebot_plugin_paizhuo.ai_turn`)."""
     simple_strategy: Strategy = LowestStrategy()
     """The simple timeout rule a group may choose (超时代打 简单): pass when following
     (unless 把一必拦 forbids it), lead the lowest single."""

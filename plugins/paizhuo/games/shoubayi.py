@@ -11,15 +11,16 @@ from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message
 
-from db.records import FinishedGame, FinishedPlayer
-from engine.ai.shoubayi import BlockingStrategy
-from engine.readings import SHOUBAYI
-from engine.shoubayi.game import SGame, penalty
-from engine.shoubayi.rules import SCHEMA, SRules
-from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, signed
-from plugins.paizhuo.messaging import plain
-from plugins.paizhuo.shared_settings import with_shared
+from paizhuo_db.records import FinishedGame, FinishedPlayer
+from paizhuo_engine.ai.shoubayi import BlockingStrategy
+from paizhuo_engine.readings import SHOUBAYI
+from paizhuo_engine.shoubayi.game import SGame, penalty
+from paizhuo_engine.shoubayi.rules import SCHEMA, SRules
+
+from ..messaging import plain
+from ..shared_settings import with_shared
+from .base import Say, SeatShown, SeatView, UsageError
+from .climbing import ClimbingAdapter, signed
 
 SIZE_RE = re.compile(r"^([2-6二三四五六两])\s*人?$")
 CN = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6}

@@ -10,9 +10,9 @@ from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
-from db.records import FinishedGame, FinishedPlayer
-from engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
-from engine.cards import (
+from paizhuo_db.records import FinishedGame, FinishedPlayer
+from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
+from paizhuo_engine.cards import (
     CardWrittenTwice,
     NotationError,
     check_deck,
@@ -23,16 +23,17 @@ from engine.cards import (
     rank_of,
     resolve,
 )
-from engine.climbing import carried_seat
-from engine.errors import MoveError
-from engine.numbers import parse_int
-from engine.readings import WAKENG, WAKENG_SHAANXI
-from engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
-from engine.wakeng.rules import SCHEMA, WRules
-from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, at, is_card_text, signed
-from plugins.paizhuo.messaging import plain
-from plugins.paizhuo.shared_settings import with_shared
+from paizhuo_engine.climbing import carried_seat
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.numbers import parse_int
+from paizhuo_engine.readings import WAKENG, WAKENG_SHAANXI
+from paizhuo_engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
+from paizhuo_engine.wakeng.rules import SCHEMA, WRules
+
+from ..messaging import plain
+from ..shared_settings import with_shared
+from .base import Say, SeatShown, SeatView, UsageError
+from .climbing import ClimbingAdapter, at, is_card_text, signed
 
 BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
 NO_BID = {"不叫", "不叫了", "不叫分", "pass叫"}

@@ -9,9 +9,9 @@ from datetime import datetime
 
 from nonebot.adapters.onebot.v11 import Message
 
-from db.records import FinishedGame, FinishedPlayer
-from engine.ai.decisions import choose_declare, choose_return
-from engine.cards import (
+from paizhuo_db.records import FinishedGame, FinishedPlayer
+from paizhuo_engine.ai.decisions import choose_declare, choose_return
+from paizhuo_engine.cards import (
     RA,
     CardWrittenTwice,
     NotationError,
@@ -23,15 +23,16 @@ from engine.cards import (
     parse_cards,
     resolve,
 )
-from engine.climbing import Move
-from engine.errors import MoveError
-from engine.readings import ZHUATEWU
-from engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
-from engine.zhuatewu.rules import SCHEMA, ZRules
-from plugins.paizhuo.games.base import Say, SeatShown, SeatView, UsageError
-from plugins.paizhuo.games.climbing import ClimbingAdapter, is_card_text, signed
-from plugins.paizhuo.messaging import plain
-from plugins.paizhuo.shared_settings import with_shared
+from paizhuo_engine.climbing import Move
+from paizhuo_engine.errors import MoveError
+from paizhuo_engine.readings import ZHUATEWU
+from paizhuo_engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
+from paizhuo_engine.zhuatewu.rules import SCHEMA, ZRules
+
+from ..messaging import plain
+from ..shared_settings import with_shared
+from .base import Say, SeatShown, SeatView, UsageError
+from .climbing import ClimbingAdapter, is_card_text, signed
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
 OUTCOME_TEXT = {SPY: "特务胜", CIVILIAN: "平民胜", "draw": "平局"}

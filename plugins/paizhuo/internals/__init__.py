@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from nonebot import logger
 
-from plugins.paizhuo.config import plugin_config
+from ..config import plugin_config
 
 _decided: bool | None = None
 

@@ -1,7 +1,7 @@
 """The OneBot v11 adapter with the bot's guards (``guard.py``'s docstring): it overrides
 the adapter's private ``_handle_ws`` / ``_handle_http`` (and uses its private
 ``_check_access_token`` / ``_check_signature``), so it lives with the other NoneBot
-internals; :func:`plugins.paizhuo.internals.adapter_problems` checks they are there.
+internals; :func:`nonebot_plugin_paizhuo.internals.adapter_problems` checks they are there.
 Each event is handled in its own task (``ordering.py``) and, with fast dispatch on, in
 its scope (``scope.py``)."""
 
@@ -19,9 +19,9 @@ from nonebot.adapters.onebot.v11 import Adapter, Bot
 from nonebot.drivers import HTTPServerSetup, Request, Response, WebSocket
 from nonebot.exception import WebSocketClosed
 
-from plugins.paizhuo import ordering
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.internals import fast_dispatch, scope
+from .. import ordering
+from ..config import plugin_config
+from . import fast_dispatch, scope
 
 WS_PATH = "/onebot/v11/ws"
 """Path of the reverse WebSocket the OneBot implementation connects to."""
@@ -87,7 +87,7 @@ class GuardedAdapter(Adapter):
             logger.info(f"牌桌: Bot {self_id} 改用 WebSocket，替换 HTTP POST 建立的 bot")
             self.bot_disconnect(stale)
         self.connections[self_id] = websocket  # claimed before the first await
-        from plugins.paizhuo import accounts
+        from .. import accounts
 
         if not await accounts.hold(self_id, websocket):  # another process serves it
             del self.connections[self_id]

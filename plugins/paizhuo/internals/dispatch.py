@@ -41,9 +41,9 @@ from nonebot.message import check_and_run_matcher, event_preprocessor, run_prepr
 from nonebot.rule import CommandRule, IsTypeRule, Rule, TrieRule
 from nonebot.typing import T_State
 
-from plugins.paizhuo.internals import scope
+from . import scope
 
-PLUGIN_MODULE = "plugins.paizhuo"
+PLUGIN_MODULE = "nonebot_plugin_paizhuo"
 CANDIDATES = "paizhuo_candidates"
 """State key: the matchers a dispatcher found for the event at its priority, in order."""
 HOLDER = "paizhuo_dispatch"
@@ -289,7 +289,7 @@ def _within_command_limit(bot: Any, event: Event, first: type[Matcher]) -> bool:
     """Whether the sender of a command may have it handled now (and count it): every
     command of ours counts against the sender's limit (``PAIZHUO_COMMAND_LIMIT``), moves and
     private answers and the superusers' commands excepted."""
-    from plugins.paizhuo.messaging import command_limiter
+    from ..messaging import command_limiter
 
     if first in UNLIMITED:
         return True

@@ -2,8 +2,8 @@
 matcher (``internals/dispatch.py``: one rule check per event instead of one per command)
 unless ``PAIZHUO_FAST_DISPATCH=false``."""
 
-from plugins.paizhuo.internals import dispatch, fast_dispatch
-from plugins.paizhuo.matchers import history, info, namespace, play, private, table
+from ..internals import dispatch, fast_dispatch
+from . import history, info, namespace, play, private, table
 
 dispatch.adopt({namespace.namespace_cmd: {namespace.NAMESPACE}}, take_out=fast_dispatch())
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 
-from plugins.paizhuo.actions.basics import reply
-from plugins.paizhuo.messaging import chatter, deliver, private
-from plugins.paizhuo.names import clean_name
+from ..actions.basics import reply
+from ..messaging import chatter, deliver, private
+from ..names import clean_name
 
 
 def display_name(event: MessageEvent) -> str:
     """The sender's group card, else nickname, else QQ number, through
-    :func:`~plugins.paizhuo.names.clean_name` (control characters dropped, no CQ code, at
+    :func:`~nonebot_plugin_paizhuo.names.clean_name` (control characters dropped, no CQ code, at
     most 20 characters)."""
     sender = event.sender
     for raw in (getattr(sender, "card", None), sender.nickname):

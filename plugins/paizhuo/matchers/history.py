@@ -9,27 +9,30 @@ from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
-from db.history import game_by_number, recent_games
-from engine.numbers import parse_int
-from plugins.paizhuo.actions import basics
-from plugins.paizhuo.forward import forward
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.history_texts import (
+from paizhuo_db.history import game_by_number, recent_games
+from paizhuo_engine.numbers import parse_int
+
+from ..actions import basics
+from ..forward import forward
+from ..games import GAMES
+from ..history_texts import (
     board_for,
     board_text,
     games_list_text,
     member_names,
     replay_text,
+    replayed_end,
 )
-from plugins.paizhuo.messaging import deliver_reply, group
-from plugins.paizhuo.pictures import picture, pictures_on
-from plugins.paizhuo.tables import REGISTRY
+from ..messaging import deliver_reply, group
+from ..pictures import picture, pictures_on, replay_picture
+from ..tables import REGISTRY
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
 GAMES_USAGE = "用法：/对局 列出本群最近的对局；/对局 <编号> 查看那一局的复盘，例如 /对局 3"
 REPLAY_WORDS = ("查看复盘", "看复盘", "复盘")
-"""Words that may follow the number (the end message says ``/对局 N 查看复盘``)."""
+"""Words that may follow the number (end messages before 第 N 局's pointer said
+``/对局 N 查看复盘``; still understood)."""
 
 
 def game_number_arg(args: str) -> int | None:
@@ -77,8 +80,15 @@ async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
     if entry is None:
         await deliver_reply(bot, [basics.reply(group_id, user_id, f"本群没有第 {number} 局。发送 /对局 查看最近的对局。")])
         return
-    text = replay_text(entry, await member_names(bot, group_id))
-    await deliver_reply(bot, [forward("group", group_id, text)])
+    names = await member_names(bot, group_id)
+    out = forward("group", group_id, replay_text(entry, names))
+    ended = replayed_end(entry, names) if pictures_on() else None
+    if ended is not None and out.forward is not None:
+        # With pictures on, the deal as cards on top, in the same merged-forward message.
+        drawn = await replay_picture(*ended, number, entry.summary["replay"])
+        if drawn is not None:
+            out.forward.insert(0, drawn)
+    await deliver_reply(bot, [out])
 
 
 @games_cmd.handle()

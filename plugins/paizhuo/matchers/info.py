@@ -8,18 +8,19 @@ from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 from nonebot.params import CommandArg
 
-from db.history import points_series
-from engine.numbers import parse_int
-from plugins.paizhuo import tally
-from plugins.paizhuo.actions import basics, house_rules, turns
-from plugins.paizhuo.forward import forward_reply
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.matchers.depends import USAGE, display_name, is_manager, wrong_args
-from plugins.paizhuo.messaging import answer, chatter, deliver
-from plugins.paizhuo.names import clean_name
-from plugins.paizhuo.pictures import picture, pictures_on
-from plugins.paizhuo.stats import render_stats
-from plugins.paizhuo.tables import REGISTRY
+from paizhuo_db.history import points_series
+from paizhuo_engine.numbers import parse_int
+
+from .. import tally
+from ..actions import basics, house_rules, turns
+from ..forward import forward_reply
+from ..games import GAMES
+from ..messaging import answer, chatter, deliver
+from ..names import clean_name
+from ..pictures import picture, pictures_on
+from ..stats import render_stats
+from ..tables import REGISTRY
+from .depends import USAGE, display_name, is_manager, wrong_args
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）

@@ -21,8 +21,8 @@ from nonebot.message import check_and_run_matcher, run_preprocessor
 from nonebot.rule import Rule, TrieRule
 from nonebot.typing import T_State
 
-from plugins.paizhuo.config import plugin_config
-from plugins.paizhuo.internals import dispatch
+from ..config import plugin_config
+from ..internals import dispatch
 
 NAMESPACE = "牌桌"
 NAMESPACED = "paizhuo_namespaced"

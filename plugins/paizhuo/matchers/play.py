@@ -9,13 +9,14 @@ from nonebot import get_driver, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent
 from nonebot.rule import Rule
 
-from engine.cards import NotationError, parse_cards
-from engine.readings import trailing_type_word
-from plugins.paizhuo.actions import basics, turns
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.internals import dispatch
-from plugins.paizhuo.messaging import chatter, deliver
-from plugins.paizhuo.tables import REGISTRY
+from paizhuo_engine.cards import NotationError, parse_cards
+from paizhuo_engine.readings import trailing_type_word
+
+from ..actions import basics, turns
+from ..games import GAMES
+from ..internals import dispatch
+from ..messaging import chatter, deliver
+from ..tables import REGISTRY
 
 
 def strip_prefix(text: str) -> str:

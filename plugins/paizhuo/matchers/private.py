@@ -12,11 +12,11 @@ from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, PrivateMessageEv
 from nonebot.matcher import Matcher
 from nonebot.rule import Rule, is_type
 
-from plugins.paizhuo.actions import turns
-from plugins.paizhuo.games import GAMES
-from plugins.paizhuo.internals import dispatch
-from plugins.paizhuo.matchers.play import parse_move, strip_prefix
-from plugins.paizhuo.messaging import chatter, deliver, private
+from ..actions import turns
+from ..games import GAMES
+from ..internals import dispatch
+from ..messaging import chatter, deliver, private
+from .play import parse_move, strip_prefix
 
 
 def is_answer_text(text: str) -> bool:

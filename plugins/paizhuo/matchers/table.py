@@ -7,10 +7,10 @@ from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
-from plugins.paizhuo.actions import announce, computer_seats, seating, turns
-from plugins.paizhuo.matchers.depends import display_name, is_manager, wrong_args
-from plugins.paizhuo.messaging import answer, deliver, schedulers
-from plugins.paizhuo.status import DENIED, status_text
+from ..actions import announce, computer_seats, seating, turns
+from ..messaging import answer, deliver, schedulers
+from ..status import DENIED, status_text
+from .depends import display_name, is_manager, wrong_args
 
 open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
 join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)

@@ -1,27 +1,31 @@
-"""困难's worker processes (:mod:`plugins.paizhuo.ai_turn` uses them): :class:`SearchPool`
-and the function each worker runs. Kept outside the ``plugins.paizhuo`` package: a spawned
+"""困难's worker processes (:mod:`nonebot_plugin_paizhuo.ai_turn` uses them): :class:`SearchPool`
+and the function each worker runs. Kept outside the ``nonebot_plugin_paizhuo`` package: a spawned
 worker imports only this and the engine, never the bot (whose import needs a running
-NoneBot), and the benchmarks use the pool without a bot."""
+NoneBot) — nor the script that started the bot (:func:`main_not_rerun`) — and the
+benchmarks use the pool without a bot."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import multiprocessing
+import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from importlib.machinery import ModuleSpec
 from typing import Any
 
-from engine.ai.search import search_decide
-from engine.ai.simple import Action
+from paizhuo_engine.ai.search import search_decide
+from paizhuo_engine.ai.simple import Action
 
 SAMPLES_CAP = 64
 """困难 plays at most this many sampled deals per candidate, whatever the budget."""
 
 
 def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action:
-    """:func:`engine.ai.search.search_decide` on ``state`` until 70% of ``budget_ms`` is
+    """:func:`paizhuo_engine.ai.search.search_decide` on ``state`` until 70% of ``budget_ms`` is
     spent (the clock is read here, not in the engine)."""
     deadline = time.monotonic() + budget_ms * 0.7 / 1000
 
@@ -32,6 +36,25 @@ def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action:
         return search_decide(state, seat, seed, SAMPLES_CAP, stop)
     except StopIteration as err:  # cannot cross into an asyncio future as it is
         raise RuntimeError("search failed") from err
+
+
+@contextlib.contextmanager
+def main_not_rerun() -> Iterator[None]:
+    """While worker processes may be started (a pool's ``submit``): a spawned process
+    runs the parent's main script again (as ``__mp_main__``) before it works, and a bot's
+    main script is ``nonebot.init()`` plus every plugin of the bot — its own ``bot.py`` or
+    a host bot's. The workers need nothing from it, so ``__main__`` is shown to
+    :mod:`multiprocessing` as a module named ``__main__``, which a spawned child skips."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = main.__dict__.get("__spec__")
+    main.__spec__ = ModuleSpec("__main__", None)
+    try:
+        yield
+    finally:
+        main.__spec__ = saved
 
 
 def warm() -> int:
@@ -60,7 +83,8 @@ class SearchPool:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"))
-            self._executor.submit(warm)
+            with main_not_rerun():
+                self._executor.submit(warm)
         return self._executor
 
     def _release(self, _future: Future) -> None:
@@ -80,7 +104,8 @@ class SearchPool:
                 return None
             self._busy += 1
         try:
-            future = self.executor().submit(self.work, state, seat, seed, budget_ms)
+            with main_not_rerun():  # a submit may start (or restart) a worker
+                future = self.executor().submit(self.work, state, seat, seed, budget_ms)
         except Exception:  # noqa: BLE001 - a broken or shut-down pool
             with self._lock:
                 self._busy -= 1
