@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .cards import (
+    DECK_52,
+    DECK_54,
     RANK_NAMES,
     CardsNotHeld,
     CardSpec,
@@ -189,6 +191,61 @@ class ClimbingGame:
     def not_playing_reason(self) -> str:
         """Why moves are refused before the play phase."""
         return "还没开始出牌"
+
+    # ---- what a game tells every player's reasoning (the computer player, 记牌器) ------
+    pass_may_be_refused: ClassVar[bool] = False
+    """:meth:`check_pass` may refuse a pass (S-4 把一必拦); otherwise a seat following
+    may always pass (G-3)."""
+
+    public_bids: ClassVar[bool] = False
+    """The hands were bid on in public before play (叫分, W-2): ``first``, ``bids`` and
+    ``digger`` say who bid what."""
+
+    def deck(self) -> tuple[int, ...]:
+        """Every card the game is played with (G-1): 54, or 52 when the rules have no
+        jokers (W-1; 手把一 by its setting, S-1)."""
+        return DECK_54 if self.rules.deck_jokers else DECK_52  # type: ignore[attr-defined]
+
+    def teams(self) -> list[int]:
+        """Each seat's side in a fully known deal: seats with the same number play
+        together. Default: everyone for themselves (S-5)."""
+        return list(range(self.players))
+
+    def sides_known_to(self, seat: int) -> tuple[frozenset[int], frozenset[int]]:
+        """``(partners, opponents)`` as ``seat`` knows them from its hand and the public
+        record (G-6). Default: every other seat is an opponent (S-5)."""
+        return frozenset(), frozenset(set(range(self.players)) - {seat})
+
+    def open_seats(self) -> list[int]:
+        """Seats playing with the hand shown to everyone (明牌, Z-9). Default: none."""
+        return []
+
+    def out_of_play_seen(self, seat: int) -> list[int]:
+        """Cards out of play (in no hand, never played) that ``seat`` has seen: the
+        digger's buried cards (W-3). Default: none (S-1: cards set aside are unseen)."""
+        return []
+
+    def seen_beyond_plays(self, seat: int) -> set[int]:
+        """Cards ``seat`` has seen besides its own hand and the plays (G-6): at least
+        :meth:`out_of_play_seen`; may include cards of its own hand or played ones (the
+        caller removes those)."""
+        return set(self.out_of_play_seen(seat))
+
+    def known_holders(self, seat: int) -> tuple[list[int], frozenset[int]]:
+        """``(seats, cards)``: every player knows that each of ``seats`` (never ``seat``)
+        still holds one of ``cards`` (Z-9: a declared spy that has not played a spy card).
+        Default: nothing known."""
+        return [], frozenset()
+
+    def refill_out_of_play(self, data: dict, seat: int, cards: list[int]) -> None:
+        """Put ``cards`` (sorted, in no hand and never played) into the places out of play
+        that ``seat`` has not seen, in ``data`` (this game's ``to_json`` for a sampled
+        deal): a farmer's view of the buried cards (W-3), the cards set aside (S-1).
+        Default: there are none."""
+
+    def settle_sides(self) -> None:
+        """Set each seat's side from the cards it holds or played (Z-2), after the hands
+        were dealt anew for a sample. Default: sides do not depend on cards."""
 
     # ---- queries -----------------------------------------------------------------------
     @property

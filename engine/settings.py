@@ -126,6 +126,29 @@ class RuleSet:
 
     __slots__ = ()
 
+    # What a game's rules change for every player's reasoning (the computer player reads
+    # these instead of asking which game it is); each game's rules override its own.
+
+    deck_jokers: int = 1
+    """How many of each joker (小王, 大王) the deck holds: 1 in a 54-card deck (G-1, Z-1),
+    0 without jokers (W-1; 手把一 by its setting, S-1)."""
+
+    lone_joker_refused: bool = False
+    """A play that would leave exactly one joker in hand is refused (S-3)."""
+
+    held_jokers_double: bool = False
+    """A joker still in hand at the end multiplies the loss (S-6 ×2 per joker), so jokers
+    are cards to spend rather than to keep back."""
+
+    unplayed_doubles: bool = False
+    """A player who never played a card pays double at the end (S-6)."""
+
+    @property
+    def must_block_last_card(self) -> bool:
+        """A pass is refused to the last seat before a player down to one card who can beat
+        that player's play (把一必拦, S-4)."""
+        return False
+
     def to_json(self) -> dict[str, Any]:
         """Plain dict of every switch."""
         return asdict(self)  # type: ignore[call-overload]

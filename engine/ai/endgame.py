@@ -31,9 +31,9 @@ NODE_COST = 8
 
 
 def deck_counts(rules: Any) -> tuple[int, ...]:
-    """How many cards of each natural rank the game's deck holds (W-1: no jokers in 挖坑;
-    手把一 with or without jokers, S-1)."""
-    jokers = 0 if type(rules).__name__ == "WRules" else int(getattr(rules, "jokers", True))
+    """How many cards of each natural rank the game's deck holds (``rules.deck_jokers``:
+    W-1 no jokers in 挖坑; 手把一 with or without jokers, S-1)."""
+    jokers = rules.deck_jokers
     return (4,) * 13 + (jokers, jokers)
 
 
@@ -49,10 +49,6 @@ def unseen_counts(view: View) -> list[int]:
 _LONE_JOKERS = (UNIT[13], UNIT[14])
 
 
-def _lone_joker_rule(rules: Any) -> bool:
-    return type(rules).__name__ == "SRules"
-
-
 class Oracle:
     """Answers "can any other seat beat this play?" for one view, cached by reading."""
 
@@ -64,7 +60,7 @@ class Oracle:
         others = [view.counts[s] for s in range(view.players)
                   if s != view.seat and view.counts[s]]
         self.most = max(others, default=0)
-        self.lone_joker = _lone_joker_rule(view.rules)
+        self.lone_joker = view.rules.lone_joker_refused
         self._cache: dict[int, tuple[Reading, bool]] = {}  # by id: readings are shared
         self._ucounts = ucounts = [(self.unseen >> (3 * r)) & 7 for r in range(15)]
         self.unseen_bomb = self.gen.has_bombs and any(
@@ -94,7 +90,7 @@ class Oracle:
         return False
 
     def rest_legal(self, rest: int) -> bool:
-        """S-3: a 手把一 hand is never left with one joker alone."""
+        """S-3: a hand is never left with one joker alone where the rules refuse it."""
         return not (self.lone_joker and rest in _LONE_JOKERS)
 
 

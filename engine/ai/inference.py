@@ -78,7 +78,7 @@ class Evidence:
         self.passes: list[PassFact] = []
         self.bids: list[BidFact] = []
         self._read_passes(game, seat)
-        if type(game).__name__ == "WGame":
+        if game.public_bids:
             self._read_bids(game, seat)
 
     def _read_passes(self, game: Any, seat: int) -> None:

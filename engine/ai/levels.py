@@ -27,8 +27,9 @@ NORMAL = PlanStrategy()
 
 
 def simple_strategy(game: Any) -> Any:
-    """简单's strategy for ``game``: 手把一 keeps its own (S-4 把一必拦 aware)."""
-    if type(game).__name__ == "SGame":
+    """简单's strategy for ``game``: a game that may refuse a pass (手把一, S-4 把一必拦)
+    keeps its own."""
+    if game.pass_may_be_refused:
         from .shoubayi import BlockingStrategy
 
         return BlockingStrategy()

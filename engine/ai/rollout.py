@@ -70,12 +70,7 @@ def sides(game: Any) -> list[int]:
     """Each seat's side in a (sampled, fully known) deal: seats with the same number
     play together (抓特务 spies / civilians, 挖坑 farmers against the digger, 手把一
     everyone for themselves)."""
-    kind = type(game).__name__
-    if kind == "ZGame":
-        return [1 if r == "spy" else 0 for r in game.roles]
-    if kind == "WGame":
-        return [1 if s == game.digger else 0 for s in range(game.players)]
-    return list(range(game.players))
+    return game.teams()
 
 
 @lru_cache(maxsize=100_000)
@@ -116,11 +111,11 @@ def lead_choice(rules: Any, hand: int, short: int) -> Play:
 
 @lru_cache(maxsize=64)
 def _top_ranks(rules: Any) -> tuple[int, ...]:
-    """The ranks a cheap follow does not spend: the three highest (手把一: the highest,
-    S-6 makes a joker kept in hand costly)."""
+    """The ranks a cheap follow does not spend: the three highest (only the highest when
+    a joker kept in hand is costly, S-6)."""
     weight = shape_of(rules).weight
     top = sorted(range(15), key=lambda r: weight[r])[-3:]
-    return tuple(top[:1]) if type(rules).__name__ == "SRules" else tuple(top)
+    return tuple(top[:1]) if rules.held_jokers_double else tuple(top)
 
 
 @lru_cache(maxsize=200_000)
@@ -179,7 +174,7 @@ def quick_action(game: Any, seat: int, side: list[int]) -> Action:
     owner = game.lead[0]
     to_beat = reading_of_json(game.lead[2])
     may_pass = True
-    if type(game).__name__ == "SGame":
+    if game.pass_may_be_refused:
         try:
             game.check_pass(seat)
         except MoveError:

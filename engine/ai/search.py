@@ -60,35 +60,9 @@ def game_from_json(data: dict) -> Any:
     return SGame.from_json(data)
 
 
-def _deck(game: Any) -> list[int]:
-    kind = type(game).__name__
-    if kind == "WGame":
-        return list(range(52))
-    if kind == "SGame" and not game.rules.jokers:
-        return list(range(52))
-    return list(range(54))
-
-
 def _public_hands(game: Any, seat: int) -> dict[int, list[int]]:
-    """Hands every seat sees (抓特务 明牌, Z-9)."""
-    if type(game).__name__ != "ZGame":
-        return {}
+    """Hands every seat sees (明牌, Z-9)."""
     return {s: list(game.hands[s]) for s in game.open_seats() if s != seat}
-
-
-def _must_be_spy(game: Any, seat: int) -> list[int]:
-    """Seats known to every player as spies that have not played every spy card they
-    could hold: they must hold one (抓特务 明 / 明牌, Z-9)."""
-    if type(game).__name__ != "ZGame":
-        return []
-    out = []
-    for s in game.declared_spies():
-        if s == seat:
-            continue
-        played = {c for p, cs in game.log if p == s for c in cs}
-        if not played.intersection(game.spy_cards):
-            out.append(s)
-    return out
 
 
 def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
@@ -101,20 +75,16 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
     a deal is kept with the probability of its :meth:`~paizhuo_engine.ai.inference.Evidence.weight`
     (rejection sampling); after ``tries`` deals the most likely one seen is kept."""
     data = game.to_json()
-    kind = type(game).__name__
     players = game.players
     played = {c for _s, cs in game.log for c in cs}
     mine = set(game.hands[seat])
     fixed = _public_hands(game, seat)
-    known_out: set[int] = set()
-    if kind == "WGame" and seat == game.digger:
-        known_out = set(game.buried)
+    known_out = set(game.out_of_play_seen(seat))
     taken = played | mine | known_out | {c for h in fixed.values() for c in h}
-    pool = sorted(c for c in _deck(game) if c not in taken)
+    pool = sorted(c for c in game.deck() if c not in taken)
     others = [s for s in range(players) if s != seat and s not in fixed]
     counts = {s: len(game.hands[s]) for s in others}
-    spies = _must_be_spy(game, seat)
-    spy_cards = set(getattr(game, "spy_cards", ()))
+    spies, spy_cards = game.known_holders(seat)
     if evidence is not None and evidence.empty():
         evidence = None
     hands: dict[int, list[int]] = {}
@@ -147,16 +117,10 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
         new_hands[s] = h
     data["hands"] = new_hands
     used = {c for h in new_hands for c in h} | played
-    leftover = sorted(c for c in _deck(game) if c not in used)
-    if kind == "WGame" and seat != game.digger:
-        data["buried"] = leftover[:len(game.buried)]
-    if kind == "SGame":
-        data["aside"] = leftover[:len(game.aside)]
+    leftover = sorted(c for c in game.deck() if c not in used)
+    game.refill_out_of_play(data, seat, leftover)
     world = game_from_json(data)
-    if kind == "ZGame":
-        for s in range(players):
-            held = set(world.hands[s]) | {c for p, cs in world.log if p == s for c in cs}
-            world.roles[s] = "spy" if spy_cards & held else "civilian"
+    world.settle_sides()
     return world
 
 

@@ -40,9 +40,9 @@ def _plan_size(counts: tuple[int, ...], shape: GameShape) -> int:
 
 
 def _deck_counts(rules: Any) -> tuple[int, ...]:
-    """How many cards of each natural rank the game's deck holds (W-1: no jokers in 挖坑;
-    手把一 with or without jokers, S-1)."""
-    jokers = 0 if type(rules).__name__ == "WRules" else int(getattr(rules, "jokers", True))
+    """How many cards of each natural rank the game's deck holds (``rules.deck_jokers``:
+    W-1 no jokers in 挖坑; 手把一 with or without jokers, S-1)."""
+    jokers = rules.deck_jokers
     return (4,) * 13 + (jokers, jokers)
 
 
@@ -258,7 +258,7 @@ def choose_follow(view: View, sound: bool = True) -> Play | None:
     base = _plan_size(counts, shape)
     weight = shape.weight
     top = sorted(range(15), key=lambda r: weight[r])[-3:]
-    if type(view.rules).__name__ == "SRules":
+    if view.rules.held_jokers_double:
         top = top[:1]  # S-6: a joker left in hand doubles the loss — spend jokers freely
     if view.single_watch and to_beat.kind == "single":
         highest = max((r for r in range(15) if counts[r]), key=lambda r: weight[r])
@@ -316,7 +316,7 @@ def _leave_the_block(view: View, owner: int, to_beat: Any, counts: tuple[int, ..
     """手把一 (S-4): a 把一 opponent's single stands, another seat still acts before the
     owner (把一必拦 makes the last of them beat it if they can), and beating it here would
     leave only singles to lead into the 把一 player (包赔): pass and let them block."""
-    if type(view.rules).__name__ != "SRules" or not getattr(view.rules, "must_block", False):
+    if not view.rules.must_block_last_card:
         return False
     if to_beat.kind != "single" or view.counts[owner] != 1 or owner in view.partners:
         return False
@@ -337,7 +337,7 @@ def _leave_the_block(view: View, owner: int, to_beat: Any, counts: tuple[int, ..
 def _never_played_risk(view: View, opponents: list[int]) -> bool:
     """手把一 (S-6): this seat has not played yet and an opponent is about to go out —
     any play now halves the loss."""
-    if type(view.rules).__name__ != "SRules" or view.seat in view.played:
+    if not view.rules.unplayed_doubles or view.seat in view.played:
         return False
     return any(view.counts[s] <= 3 for s in opponents)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import DECK_52, DECK_54
 from ..errors import MoveError
 from ..movegen import pack_cards
 from ..readings import Reading
@@ -59,55 +58,10 @@ class View:
     played: frozenset[int] = frozenset()
 
 
-def _spy_knowledge(game: Any, seat: int) -> tuple[frozenset[int], frozenset[int]]:
-    """抓特务 sides as ``seat`` knows them (Z-2, Z-9): its own role; spies that declared
-    or played a spy card are public; a spy knows it is alone in 3-player games and when it
-    holds both spy cards."""
-    from ..zhuatewu.game import SPY
-
-    everyone = set(range(game.players)) - {seat}
-    public_spies = set(game.declared_spies())
-    spy_cards = set(game.spy_cards)
-    for s, cards in game.log:
-        if spy_cards.intersection(cards):
-            public_spies.add(s)
-    mine = spy_cards.intersection(game.hands[seat]) | {
-        c for s, cards in game.log if s == seat for c in cards if c in spy_cards}
-    if game.roles[seat] == SPY:
-        public_spies.discard(seat)
-        if game.players == 3 or len(mine) == len(spy_cards):
-            return frozenset(), frozenset(everyone)
-        partners = public_spies
-        opponents = everyone - partners if partners else set()
-        return frozenset(partners), frozenset(opponents)
-    spies_left = len(spy_cards) if game.players == 4 else 1
-    known = public_spies
-    if game.players == 4 and len(known) == 1 and known:
-        # A public spy who has played both spy cards is alone (打独头).
-        spy = next(iter(known))
-        played = {c for s, cards in game.log if s == spy for c in cards}
-        if spy_cards <= played:
-            spies_left = 1
-    if len(known) >= spies_left:
-        return frozenset(everyone - known), frozenset(known)
-    return frozenset(), frozenset(known)
-
-
 def view_of(game: Any, seat: int) -> View:
     """The :class:`View` of ``seat`` in a climbing game in its play phase (any of the
     three games). Reads only what the seat may know (G-6)."""
-    kind = type(game).__name__
-    others = frozenset(set(range(game.players)) - {seat})
-    if kind == "ZGame":
-        partners, opponents = _spy_knowledge(game, seat)
-    elif kind == "WGame" and game.digger is not None:
-        if seat == game.digger:
-            partners, opponents = frozenset(), others
-        else:
-            partners = others - {game.digger}
-            opponents = frozenset({game.digger})
-    else:
-        partners, opponents = frozenset(), others
+    partners, opponents = game.sides_known_to(seat)
     lead = None
     if game.lead is not None:
         lead = (game.lead[0], game.lead_reading())
@@ -121,9 +75,7 @@ def view_of(game: Any, seat: int) -> View:
     next_seat = game.next_active(seat) if any(game.hands) else seat
     watch = bool(getattr(game.rules, "baopei", False)) and len(game.hands[next_seat]) == 1 \
         and next_seat != seat
-    known_out = 0
-    if kind == "WGame" and seat == game.digger:
-        known_out = pack_cards(getattr(game, "buried", ()) or ())
+    known_out = pack_cards(game.out_of_play_seen(seat))
     played = frozenset(s for s, cards in game.log if cards)
     return View(seat=seat, players=game.players, rules=game.rules,
                 hand=tuple(game.hands[seat]), counts=tuple(len(h) for h in game.hands),
@@ -137,13 +89,8 @@ def view_of(game: Any, seat: int) -> View:
 
 def deck_of(game: Any) -> tuple[int, ...]:
     """Every card the game is played with (G-1): 54 in 抓特务, 52 in 挖坑 (W-1), 54 or 52
-    in 手把一 by its setting (S-1)."""
-    kind = type(game).__name__
-    if kind == "WGame":
-        return DECK_52
-    if kind == "SGame":
-        return DECK_54 if game.rules.jokers else DECK_52
-    return DECK_54
+    in 手把一 by its setting (S-1) — the game's :meth:`~paizhuo_engine.climbing.ClimbingGame.deck`."""
+    return game.deck()
 
 
 def played_cards(game: Any) -> set[int]:
@@ -158,18 +105,7 @@ def seen_elsewhere(game: Any, seat: int) -> set[int]:
     (Z-8, told only to the two seats of each exchange), and the open hand of a 明牌 spy
     once declaring is over (Z-9, shown to the group). Never another hand, the bottom
     before the digger takes it, or cards set aside (S-1)."""
-    kind = type(game).__name__
-    seen: set[int] = set()
-    if kind == "WGame" and seat == game.digger:
-        seen.update(game.buried)
-    elif kind == "ZGame":
-        for exchange in game.exchanges:
-            if seat in (exchange["giver"], exchange["receiver"]):
-                seen.update(exchange["given"])
-                seen.update(exchange["returned"] or ())
-        for open_seat in game.open_seats():
-            if open_seat != seat:
-                seen.update(game.hands[open_seat])
+    seen = game.seen_beyond_plays(seat)
     return seen - set(game.hands[seat]) - played_cards(game)
 
 

@@ -203,6 +203,13 @@ class SGame(ClimbingGame):
                 self.watch = [seat, self.turn]
         return move
 
+    pass_may_be_refused = True
+    """S-4 把一必拦: :meth:`check_pass` refuses a pass that must block."""
+
+    def refill_out_of_play(self, data: dict, seat: int, cards: list[int]) -> None:
+        """S-1: nobody has seen the cards set aside."""
+        data["aside"] = cards[:len(self.aside)]
+
     def pass_turn(self, seat: int) -> Move:
         """As :meth:`ClimbingGame.pass_turn`; a finished trick clears a pending 包赔."""
         move = ClimbingGame.pass_turn(self, seat)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..cards import R2, RA, RBJ, RSJ, rank_of
 from ..readings import Reading
@@ -49,6 +50,24 @@ class SRules(RuleSet):
     """The turn time limit (出牌限时, a shared setting), carried for the chat layer's
     prompts; the engine never reads a clock."""
 
+    lone_joker_refused: ClassVar[bool] = True
+    """S-3: 王不能作为把一的牌 — a play leaving one joker alone in hand is refused."""
+
+    held_jokers_double: ClassVar[bool] = True
+    """S-6: a joker left in hand doubles the loss (×4 with both)."""
+
+    unplayed_doubles: ClassVar[bool] = True
+    """S-6: a player who never played a card pays ×2."""
+
+    @property
+    def deck_jokers(self) -> int:  # type: ignore[override]
+        """One of each joker with the setting on (54 cards), none without (S-1)."""
+        return int(self.jokers)
+
+    @property
+    def must_block_last_card(self) -> bool:
+        """The 把一必拦 setting (S-4)."""
+        return self.must_block
 
     def rank_order(self) -> tuple[int, ...]:
         """Sort weight of each natural rank: 3 < … < A < 2 < 小王 < 大王 (S-2)."""

@@ -212,6 +212,32 @@ class WGame(ClimbingGame):
     def not_playing_reason(self) -> str:
         return "还在叫分或扣底，还没开始出牌"
 
+    # ---- what every player's reasoning reads (see ClimbingGame) ----------------------------
+    public_bids = True
+    """W-2: the hands were bid on in public (叫分)."""
+
+    def teams(self) -> list[int]:
+        """W-5: the digger (1) against the two farmers (0)."""
+        return [1 if s == self.digger else 0 for s in range(self.players)]
+
+    def sides_known_to(self, seat: int) -> tuple[frozenset[int], frozenset[int]]:
+        """W-2 / W-5: once the digger is known, the farmers play together against it."""
+        if self.digger is None:
+            return ClimbingGame.sides_known_to(self, seat)
+        others = frozenset(set(range(self.players)) - {seat})
+        if seat == self.digger:
+            return frozenset(), others
+        return others - {self.digger}, frozenset({self.digger})
+
+    def out_of_play_seen(self, seat: int) -> list[int]:
+        """W-3: the digger saw the cards it buried; a farmer sees them only at the end."""
+        return list(self.buried) if seat == self.digger else []
+
+    def refill_out_of_play(self, data: dict, seat: int, cards: list[int]) -> None:
+        """W-3: a farmer has not seen the buried cards."""
+        if seat != self.digger:
+            data["buried"] = cards[:len(self.buried)]
+
     def on_out(self, seat: int) -> bool:
         """W-5: the first player out decides the game."""
         winner = DIGGER if seat == self.digger else FARMER

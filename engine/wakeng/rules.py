@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..cards import R2, R3, R4, R5, R10, RA, RK, rank_of
 from ..readings import Reading
@@ -30,6 +31,8 @@ class WRules(RuleSet):
     """The turn time limit (出牌限时, a shared setting), carried for the chat layer's
     prompts; the engine never reads a clock."""
 
+    deck_jokers: ClassVar[int] = 0
+    """W-1: 52 cards, no jokers."""
 
     @property
     def shaanxi(self) -> bool:

@@ -358,6 +358,75 @@ class ZGame(ClimbingGame):
             return []
         return [s for s in range(self.players) if self.declared[s] in ("明", "明牌")]
 
+    # ---- what every player's reasoning reads (see ClimbingGame) ----------------------------
+    def teams(self) -> list[int]:
+        """Z-2: the spies (1) against the civilians (0)."""
+        return [1 if r == SPY else 0 for r in self.roles]
+
+    def sides_known_to(self, seat: int) -> tuple[frozenset[int], frozenset[int]]:
+        """Sides as ``seat`` knows them (Z-2, Z-9): its own role; spies that declared or
+        played a spy card are public; a spy knows it is alone in 3-player games and when
+        it holds both spy cards."""
+        everyone = set(range(self.players)) - {seat}
+        public_spies = set(self.declared_spies())
+        spy_cards = set(self.spy_cards)
+        for s, cards in self.log:
+            if spy_cards.intersection(cards):
+                public_spies.add(s)
+        mine = spy_cards.intersection(self.hands[seat]) | {
+            c for s, cards in self.log if s == seat for c in cards if c in spy_cards}
+        if self.roles[seat] == SPY:
+            public_spies.discard(seat)
+            if self.players == 3 or len(mine) == len(spy_cards):
+                return frozenset(), frozenset(everyone)
+            partners = public_spies
+            opponents = everyone - partners if partners else set()
+            return frozenset(partners), frozenset(opponents)
+        spies_left = len(spy_cards) if self.players == 4 else 1
+        known = public_spies
+        if self.players == 4 and len(known) == 1 and known:
+            # A public spy who has played both spy cards is alone (打独头).
+            spy = next(iter(known))
+            played = {c for s, cards in self.log if s == spy for c in cards}
+            if spy_cards <= played:
+                spies_left = 1
+        if len(known) >= spies_left:
+            return frozenset(everyone - known), frozenset(known)
+        return frozenset(), frozenset(known)
+
+    def seen_beyond_plays(self, seat: int) -> set[int]:
+        """The tribute cards ``seat`` gave or received and the cards returned for them
+        (Z-8, told only to the two seats of each exchange), and the open hand of a 明牌
+        spy once declaring is over (Z-9, shown to the group)."""
+        seen: set[int] = set()
+        for exchange in self.exchanges:
+            if seat in (exchange["giver"], exchange["receiver"]):
+                seen.update(exchange["given"])
+                seen.update(exchange["returned"] or ())
+        for open_seat in self.open_seats():
+            if open_seat != seat:
+                seen.update(self.hands[open_seat])
+        return seen
+
+    def known_holders(self, seat: int) -> tuple[list[int], frozenset[int]]:
+        """Seats known to every player as spies that have not played every spy card they
+        could hold: they must hold one (明 / 明牌, Z-9)."""
+        out = []
+        for s in self.declared_spies():
+            if s == seat:
+                continue
+            played = {c for p, cs in self.log if p == s for c in cs}
+            if not played.intersection(self.spy_cards):
+                out.append(s)
+        return out, frozenset(self.spy_cards)
+
+    def settle_sides(self) -> None:
+        """Z-2: a seat is a spy when it holds or played a spy card."""
+        spy_cards = set(self.spy_cards)
+        for s in range(self.players):
+            held = set(self.hands[s]) | {c for p, cs in self.log if p == s for c in cs}
+            self.roles[s] = SPY if spy_cards & held else CIVILIAN
+
     def next_game_info(self) -> dict:
         """What the next game at this table needs (``previous`` of :meth:`deal`)."""
         return {"roles": list(self.roles), "out": list(self.out),
