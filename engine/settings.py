@@ -149,6 +149,12 @@ class RuleSet:
         that player's play (把一必拦, S-4)."""
         return False
 
+    @property
+    def last_card_liability(self) -> bool:
+        """包赔 (S-4): a seat that plays a single, not its highest, while the next player
+        holds one card pays every loser's penalty if that player then goes out."""
+        return False
+
     def to_json(self) -> dict[str, Any]:
         """Plain dict of every switch."""
         return asdict(self)  # type: ignore[call-overload]

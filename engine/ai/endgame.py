@@ -225,7 +225,7 @@ def headsup_move(view: View, limit: int = HEADSUP_LIMIT) -> tuple[bool, Play | N
     if len(view.hand) + view.counts[rival] > HEADSUP_CARDS:
         return False, None
     gen = oracle.gen
-    must_block = bool(getattr(view.rules, "must_block", False)) and oracle.lone_joker
+    must_block = view.rules.must_block_last_card
     memo: dict[tuple[int, int, Reading | None], bool] = {}
     budget = [limit]
 

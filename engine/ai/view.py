@@ -73,7 +73,7 @@ def view_of(game: Any, seat: int) -> View:
             may_pass = False
     seen = pack_cards(c for _s, cards in game.log for c in cards)
     next_seat = game.next_active(seat) if any(game.hands) else seat
-    watch = bool(getattr(game.rules, "baopei", False)) and len(game.hands[next_seat]) == 1 \
+    watch = game.rules.last_card_liability and len(game.hands[next_seat]) == 1 \
         and next_seat != seat
     known_out = pack_cards(game.out_of_play_seen(seat))
     played = frozenset(s for s, cards in game.log if cards)

@@ -69,6 +69,11 @@ class SRules(RuleSet):
         """The 把一必拦 setting (S-4)."""
         return self.must_block
 
+    @property
+    def last_card_liability(self) -> bool:
+        """The 包赔 setting (S-4)."""
+        return self.baopei
+
     def rank_order(self) -> tuple[int, ...]:
         """Sort weight of each natural rank: 3 < … < A < 2 < 小王 < 大王 (S-2)."""
         return tuple(range(15))
