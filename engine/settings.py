@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from .numbers import parse_int
 
@@ -129,18 +129,18 @@ class RuleSet:
     # What a game's rules change for every player's reasoning (the computer player reads
     # these instead of asking which game it is); each game's rules override its own.
 
-    deck_jokers: int = 1
+    deck_jokers: ClassVar[int] = 1
     """How many of each joker (小王, 大王) the deck holds: 1 in a 54-card deck (G-1, Z-1),
     0 without jokers (W-1; 手把一 by its setting, S-1)."""
 
-    lone_joker_refused: bool = False
+    lone_joker_refused: ClassVar[bool] = False
     """A play that would leave exactly one joker in hand is refused (S-3)."""
 
-    held_jokers_double: bool = False
+    held_jokers_double: ClassVar[bool] = False
     """A joker still in hand at the end multiplies the loss (S-6 ×2 per joker), so jokers
     are cards to spend rather than to keep back."""
 
-    unplayed_doubles: bool = False
+    unplayed_doubles: ClassVar[bool] = False
     """A player who never played a card pays double at the end (S-6)."""
 
     @property

@@ -119,7 +119,7 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
     used = {c for h in new_hands for c in h} | played
     leftover = sorted(c for c in game.deck() if c not in used)
     game.refill_out_of_play(data, seat, leftover)
-    world = game_from_json(data)
+    world = type(game).from_json(data)
     world.settle_sides()
     return world
 
