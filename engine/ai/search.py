@@ -85,6 +85,7 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
     others = [s for s in range(players) if s != seat and s not in fixed]
     counts = {s: len(game.hands[s]) for s in others}
     spies, spy_cards = game.known_holders(seat)
+    spies = [s for s in spies if s in counts]  # an open (明牌) hand already shows its spy card
     if evidence is not None and evidence.empty():
         evidence = None
     hands: dict[int, list[int]] = {}

@@ -172,3 +172,31 @@ def test_g6_evidence_and_search_read_only_public_facts(kind: str, seed: int, mov
     assert (again.passes, again.bids) == (evidence.passes, evidence.bids)
     assert again.weight(guess, game.rules) == evidence.weight(guess, game.rules)
     assert search_decide(game.to_json(), seat, search_seed, samples=3) == before
+
+
+def test_sampling_around_an_open_handed_spy_keeps_the_open_hand() -> None:
+    """Z-9: a spy who chose 明牌 shows the hand; sampling the unseen cards for another seat
+    keeps that hand as it is (it already shows the spy card), and 困难 can search."""
+    checked = searched = 0
+    for seed in range(40):
+        game = ZGame.deal(4, ZRules(), seed)
+        if game.phase != "declare":
+            continue
+        waiting = game.awaiting_declare()
+        game.declare(waiting[0], "明牌")
+        for spy in game.awaiting_declare():
+            game.declare(spy, "暗")
+        open_seat = waiting[0]
+        for seat in range(4):
+            if seat == open_seat:
+                continue
+            world = sample_world(game, seat, random.Random(seed))
+            assert world.hands[open_seat] == game.hands[open_seat]
+            assert world.hands[seat] == game.hands[seat]
+            assert sorted(c for h in world.hands for c in h) == sorted(
+                c for h in game.hands for c in h)
+            if game.turn == seat and game.phase == "play":
+                assert search_decide(game.to_json(), seat, seed, 2) is not None
+                searched += 1
+        checked += 1
+    assert checked >= 5 and searched >= 1
