@@ -4,7 +4,7 @@
 
 Writes ``--games`` finished games (3–4 seats each, random results over a year) spread
 over ``--groups`` groups with ``--players`` regulars each, then times each query of
-``db.history`` (median of 7 runs) and prints the query plan of the leaderboard.
+``paizhuo_db.history`` (median of 7 runs) and prints the query plan of the leaderboard.
 """
 
 from __future__ import annotations

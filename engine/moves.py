@@ -55,7 +55,7 @@ Hand = int | Iterable[int]
 
 
 GENERATORS: dict[type, type[MoveGenerator]] = {ZRules: ZMoves, WRules: WMoves, SRules: SMoves}
-"""Each game's rule class → its one move generator (``engine.<game>.moves``)."""
+"""Each game's rule class → its one move generator (``paizhuo_engine.<game>.moves``)."""
 
 
 @lru_cache(maxsize=64)

@@ -5,7 +5,7 @@ Two ways in:
 * :meth:`paizhuo_db.store.Store.migrate` puts a live *sync* connection (obtained through
   ``AsyncConnection.run_sync``) into ``config.attributes["connection"]``; migrations run
   on it directly, so this works from inside a running event loop.
-* Otherwise (e.g. ``alembic.command.upgrade(db.store.alembic_config(url), "head")`` from
+* Otherwise (e.g. ``alembic.command.upgrade(paizhuo_db.store.alembic_config(url), "head")`` from
   a thread without a running loop) an async engine is built from ``sqlalchemy.url``
   and driven with :func:`asyncio.run`.
 """

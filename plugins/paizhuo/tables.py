@@ -2,7 +2,7 @@
 
 One table per group; a user sits at one table at a time across all groups. A table is
 ``waiting`` for players, ``playing`` a game, or ``finished`` (the last game is over and
-the seats wait for ``/继续``). Every change is saved (``db.Store``) before anything is
+the seats wait for ``/继续``). Every change is saved (``paizhuo_db.Store``) before anything is
 sent, so a restart resumes exactly where the last accepted command left the table;
 private-answer deadlines are saved too. A table keeps the JSON text of its last saved
 state, so a change whose save failed can be undone (:meth:`Table.revert`,

@@ -1,6 +1,6 @@
 """``/记牌`` (记牌器): a seated player privately gets the cards they have not seen yet —
 the deck less their own hand, the cards played and what their seat legitimately saw
-(``engine.ai.view.unseen_cards``; RULES.md G-4 记牌器, G-6) — in the hand's notation, with the
+(``paizhuo_engine.ai.view.unseen_cards``; RULES.md G-4 记牌器, G-6) — in the hand's notation, with the
 count per rank. A group turns it off with the setting 记牌器 (``shared_settings.py``).
 
 Nothing in the reply depends on another hand: the same public moves and own knowledge

@@ -2,7 +2,7 @@
 through the one interface (engine.moves), against brute force.
 
 The reference is brute force: every sub-multiset of a small hand, classified by the
-game's own classifier (``engine.<game>.rules.classify``) under the rule settings drawn,
+game's own classifier (``paizhuo_engine.<game>.rules.classify``) under the rule settings drawn,
 and filtered by the game's rules (follows must beat by the game's ``beats``; 手把一 never
 leads a bomb and never keeps a lone joker). Generated plays must equal it: nothing
 missing, nothing extra, no duplicates; the lazy cheapest-first order yields the same

@@ -1,5 +1,5 @@
 """RULES.md S-2, S-3 (G-3, G-5): 手把一 legal-move generation (the game's generator behind
-``engine.moves``), on rank multisets.
+``paizhuo_engine.moves``), on rank multisets.
 
 The reference is brute force: every sub-multiset of a small hand, classified by
 ``classify_counts`` and filtered by the rules (no bomb lead, S-3.4; follows beat the

@@ -1,4 +1,4 @@
-"""记牌器 (``engine.ai.view.unseen_cards``, G-6): what a seat is told it has not seen is the
+"""记牌器 (``paizhuo_engine.ai.view.unseen_cards``, G-6): what a seat is told it has not seen is the
 deck less its own hand, the cards played and the cards it legitimately saw (the digger's
 buried cards, W-3; its own tribute exchanges, Z-8; a 明牌 spy's open hand, Z-9) — never a
 card of another hand or of the bottom as known, and dealing the hidden cards anew never

@@ -29,7 +29,7 @@ def upgrade() -> None:
     """Add and fill the two columns, then index them.
 
     The columns stay nullable in the schema (new rows always get them, see
-    ``db.models``): making them NOT NULL would make SQLite rebuild ``game_records``, and
+    ``paizhuo_db.models``): making them NOT NULL would make SQLite rebuild ``game_records``, and
     dropping the old table would cascade-delete every ``player_records`` row.
     """
     with op.batch_alter_table("game_records") as batch:

@@ -147,13 +147,13 @@ class GameAdapter(ABC):
 
     @abstractmethod
     def act(self, game: Any, seats: list[SeatView], seat: int, kind: str, arg: str | None) -> list[Say]:
-        """Apply a parsed group command by ``seat``. Raises ``engine.errors.MoveError``
+        """Apply a parsed group command by ``seat``. Raises ``paizhuo_engine.errors.MoveError``
         and then changes nothing."""
 
     @abstractmethod
     def answer(self, game: Any, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         """A private answer (e.g. ``还 <牌>``, ``明``). ``None`` when ``text`` is not an
-        answer of this game; raises ``engine.errors.MoveError`` when it is refused."""
+        answer of this game; raises ``paizhuo_engine.errors.MoveError`` when it is refused."""
 
     @abstractmethod
     def timeout(self, game: Any, seats: list[SeatView]) -> list[Say]:
