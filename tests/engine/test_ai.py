@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from ai_support import reshuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
@@ -21,7 +22,7 @@ from paizhuo_engine.shoubayi.game import SGame
 from paizhuo_engine.shoubayi.rules import SRules
 from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
-from paizhuo_engine.zhuatewu.game import SPY, ZGame
+from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
 
 STRATEGY = PlanStrategy()
@@ -50,21 +51,6 @@ def dealt(kind: str, seed: int):
     else:
         game = SGame.deal(3 + seed % 3, SRules(), seed)
     return game
-
-
-def reshuffle_hidden(game, seat: int, rng: random.Random) -> None:
-    """Deal the other seats' unplayed cards anew among them (same counts): what ``seat``
-    cannot see changes — other hands, and with them a hidden spy (Z-2)."""
-    others = [s for s in range(game.players) if s != seat]
-    pool = [c for s in others for c in game.hands[s]]
-    rng.shuffle(pool)
-    for s in others:
-        n = len(game.hands[s])
-        game.hands[s], pool = sorted(pool[:n]), pool[n:]
-    if isinstance(game, ZGame):
-        for s in others:
-            played = {c for p, cs in game.log if p == s for c in cs}
-            game.roles[s] = SPY if set(game.spy_cards) & (set(game.hands[s]) | played) else "civilian"
 
 
 @settings(max_examples=40, deadline=None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from ai_support import reshuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
@@ -40,6 +41,15 @@ def dealt(kind: str, seed: int):
     return game
 
 
+
+def played_on(game, moves: int) -> bool:
+    """Play ``moves`` moves with the 普通 planner; whether the game is still going."""
+    for _ in range(moves):
+        if game.over:
+            return False
+        apply(game, game.turn, STRATEGY.choose(game, game.turn))
+    return not game.over
+
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(["z3", "z4", "w", "ws", "s"]), st.integers(0, 10**6))
 def test_rollout_player_is_legal_and_finishes_every_game(kind: str, seed: int) -> None:
@@ -59,11 +69,7 @@ def test_rollout_player_is_legal_and_finishes_every_game(kind: str, seed: int) -
 def test_playout_on_a_clone_leaves_the_game_alone(kind: str, seed: int, moves: int) -> None:
     """A rollout plays on a clone: the game it was cloned from keeps every field."""
     game = dealt(kind, seed)
-    for _ in range(moves):
-        if game.over:
-            return
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
-    if game.over:
+    if not played_on(game, moves):
         return
     before = game.to_json()
     seat = game.turn
@@ -133,21 +139,6 @@ def test_bids_are_read_from_the_public_bidding() -> None:
     assert any(f.digger for f in Evidence(game, farmer).bids)
 
 
-def reshuffle_hidden(game, seat: int, rng: random.Random) -> None:
-    """Deal the other seats' unplayed cards anew among them (same counts)."""
-    others = [s for s in range(game.players) if s != seat]
-    pool = [c for s in others for c in game.hands[s]]
-    rng.shuffle(pool)
-    for s in others:
-        n = len(game.hands[s])
-        game.hands[s], pool = sorted(pool[:n]), pool[n:]
-    if isinstance(game, ZGame):
-        for s in others:
-            played = {c for p, cs in game.log if p == s for c in cs}
-            held = set(game.hands[s]) | played
-            game.roles[s] = "spy" if set(game.spy_cards) & held else "civilian"
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from(["z3", "z4", "w", "ws", "s"]), st.integers(0, 10**6),
        st.integers(0, 40), st.integers(0, 2**32 - 1))
@@ -157,11 +148,7 @@ def test_g6_evidence_and_search_read_only_public_facts(kind: str, seed: int, mov
     decision with them are the same whatever the hidden hands are."""
     game = dealt(kind, seed)
     rng = random.Random(seed)
-    for _ in range(moves):
-        if game.over:
-            return
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
-    if game.over:
+    if not played_on(game, moves):
         return
     seat = game.turn
     evidence = Evidence(game, seat)
