@@ -1,10 +1,13 @@
-"""A fake clock for the send scheduler's tests: time only moves when the test moves it."""
+"""Fake clocks: :class:`FakeClock` for the send scheduler's tests, :class:`SteppedClock` for the
+tables' deadlines (``nonebot_plugin_paizhuo.tables.use_clock``); time only moves when the test
+moves it."""
 
 from __future__ import annotations
 
 import asyncio
 import heapq
 import itertools
+from datetime import UTC, datetime, timedelta
 
 
 class FakeClock:
@@ -43,6 +46,52 @@ class FakeClock:
         await settle()
 
 
-async def settle() -> None:
-    for _ in range(30):
+async def settle(rounds: int = 30) -> None:
+    """Let every ready task run ``rounds`` times."""
+    for _ in range(rounds):
         await asyncio.sleep(0)
+
+
+class SteppedClock:
+    """Monotonic time that stands still until :meth:`advance`; a wall clock that
+    :meth:`advance` moves along and :meth:`step` moves alone."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+        self.wall_at = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._n = itertools.count()
+
+    def wall(self) -> datetime:
+        return self.wall_at
+
+    def mono(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self.t + max(0.0, seconds), next(self._n), fut))
+        await fut
+
+    def step(self, delta: timedelta) -> None:
+        """The wall clock jumps; the monotonic clock does not."""
+        self.wall_at += delta
+
+    async def advance(self, seconds: float) -> None:
+        """Both clocks move ``seconds`` forward; every sleeper due wakes, in order, and
+        the tasks it starts run."""
+        end = self.t + seconds
+        while True:
+            await settle(50)
+            if self._sleepers and self._sleepers[0][0] <= end:
+                wake, _, fut = heapq.heappop(self._sleepers)
+                self.wall_at += timedelta(seconds=max(0.0, wake - self.t))
+                self.t = max(self.t, wake)
+                if not fut.done():
+                    fut.set_result(None)
+                continue
+            break
+        self.wall_at += timedelta(seconds=end - self.t)
+        self.t = end
+        await settle(50)
+

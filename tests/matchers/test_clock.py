@@ -7,9 +7,7 @@ forward (NTP, an operator) without moving the monotonic time."""
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from chat_support import (
@@ -22,6 +20,7 @@ from chat_support import (
     recording_bot,
     seat_table,
 )
+from clock_support import SteppedClock, settle
 from nonebot.adapters.onebot.v11 import Message
 from nonebug import App
 from support import cards
@@ -31,55 +30,6 @@ from nonebot_plugin_paizhuo.actions import announce, deadlines
 from nonebot_plugin_paizhuo.tables import REGISTRY, timer_now
 
 HANDS = [cards("3 4 77 9"), cards("A 5 8 Q"), cards("66 10 K")]
-
-
-class SteppedClock:
-    """Monotonic time that stands still until :meth:`advance`; a wall clock that
-    :meth:`advance` moves along and :meth:`step` moves alone."""
-
-    def __init__(self) -> None:
-        self.t = 1000.0
-        self.wall_at = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._n = itertools.count()
-
-    def wall(self) -> datetime:
-        return self.wall_at
-
-    def mono(self) -> float:
-        return self.t
-
-    async def sleep(self, seconds: float) -> None:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self.t + max(0.0, seconds), next(self._n), fut))
-        await fut
-
-    def step(self, delta: timedelta) -> None:
-        """The wall clock jumps; the monotonic clock does not."""
-        self.wall_at += delta
-
-    async def advance(self, seconds: float) -> None:
-        """Both clocks move ``seconds`` forward; every sleeper due wakes, in order, and
-        the tasks it starts run."""
-        end = self.t + seconds
-        while True:
-            await settle()
-            if self._sleepers and self._sleepers[0][0] <= end:
-                wake, _, fut = heapq.heappop(self._sleepers)
-                self.wall_at += timedelta(seconds=max(0.0, wake - self.t))
-                self.t = max(self.t, wake)
-                if not fut.done():
-                    fut.set_result(None)
-                continue
-            break
-        self.wall_at += timedelta(seconds=end - self.t)
-        self.t = end
-        await settle()
-
-
-async def settle() -> None:
-    for _ in range(50):
-        await asyncio.sleep(0)
 
 
 @pytest.fixture
@@ -147,7 +97,7 @@ async def test_a_restart_with_an_expired_deadline_posts_once(app: App, monkeypat
         if any("超时" in t for t in sent.texts()):
             break
         await asyncio.sleep(0.01)
-    await settle()
+    await settle(50)
     posts = [d for api, d in sent.calls if api == "send_group_msg" and d["group_id"] == GROUP]
     assert len(posts) == 1, sent.texts()
     assert "［超时］" in Message(posts[0]["message"]).extract_plain_text()
