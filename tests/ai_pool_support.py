@@ -16,3 +16,26 @@ def quick(state: dict, seat: int, seed: int, budget_ms: int):
     from paizhuo_engine.ai.search import search_decide
 
     return search_decide(state, seat, seed, 2)
+
+
+def answer_pass(state: dict, seat: int, seed: int, budget_ms: int):
+    """A search that answers at once with 过 (普通 would play a card in the tests)."""
+    from paizhuo_engine.ai.simple import PASS
+
+    return PASS
+
+
+def lowest_single(state: dict, seat: int, seed: int, budget_ms: int):
+    """A search whose answer names the state it searched: the seat's lowest card id, as a
+    single, in the hands of ``state``."""
+    from paizhuo_engine.ai.simple import Action
+
+    return Action("play", (min(state["hands"][seat]),))
+
+
+def slow_pass(state: dict, seat: int, seed: int, budget_ms: int):
+    """A search that takes a second of real time, then answers 过."""
+    from paizhuo_engine.ai.simple import PASS
+
+    time.sleep(1.0)
+    return PASS

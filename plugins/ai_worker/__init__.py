@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from importlib.machinery import ModuleSpec
 from typing import Any
 
@@ -62,20 +62,42 @@ def warm() -> int:
     return 0
 
 
+class Search:
+    """A search submitted to a :class:`SearchPool` (:meth:`SearchPool.start`) whose answer
+    is taken later (:meth:`SearchPool.result`): ``future`` (the worker's), ``budget_ms``
+    and ``started`` (the pool's ``clock``, seconds)."""
+
+    __slots__ = ("budget_ms", "executor", "future", "started")
+
+    def __init__(self, future: Future, budget_ms: int, started: float, executor: Any) -> None:
+        self.future = future
+        self.budget_ms = budget_ms
+        self.started = started
+        self.executor = executor
+
+    def cancel(self) -> None:
+        """Abandon the search: one still queued never runs (its place in the pool is freed
+        now); one already running runs on to its end (the worker stops at 70% of the
+        budget) and frees its place then."""
+        self.future.cancel()
+
+
 class SearchPool:
     """Worker processes for 困难 (``workers`` processes, at most ``limit`` searches at
-    once). Counts what happened: ``searched``, ``refused`` (pool full), ``timed_out``,
-    ``failed`` (a worker died or raised)."""
+    once). Counts what happened: ``submitted`` (searches started), ``searched`` (answers
+    taken), ``refused`` (pool full), ``timed_out``, ``failed`` (a worker died or raised)."""
 
     def __init__(self, workers: int = 1, limit: int = 2, work: Any = None) -> None:
         self.workers = max(1, workers)
         self.limit = max(1, limit)
         self.work = work or worker_search
         """The function run in a worker: ``(state, seat, seed, budget_ms) -> Action``."""
+        self.clock = time.monotonic
+        """Seconds on the scale a search's budget is measured on."""
         self._executor: ProcessPoolExecutor | None = None
         self._busy = 0
         self._lock = threading.Lock()
-        self.searched = self.refused = self.timed_out = self.failed = 0
+        self.submitted = self.searched = self.refused = self.timed_out = self.failed = 0
 
     def executor(self) -> ProcessPoolExecutor:
         """The worker pool, started on first use (spawned processes: no state of the bot
@@ -92,12 +114,14 @@ class SearchPool:
             self._busy -= 1
 
     def busy(self) -> int:
-        """Searches submitted and not finished (a timed-out search runs on to its end)."""
+        """Searches submitted and not finished (a timed-out or abandoned search that is
+        already running runs on to its end; one still queued is dropped at once)."""
         return self._busy
 
-    async def search(self, state: dict, seat: int, seed: int, budget_ms: int) -> Action | None:
-        """困难's action, or ``None`` when the pool is full, the budget ran out, or the
-        worker failed. Waits at most ``budget_ms`` (plus scheduling)."""
+    def start(self, state: dict, seat: int, seed: int, budget_ms: int) -> Search | None:
+        """Submit a search and return at once (its budget counts from now); ``None`` when
+        the pool is full or broken. Its place in the pool is freed when it finishes or is
+        cancelled (:meth:`Search.cancel`), whether or not its answer is ever taken."""
         with self._lock:
             if self._busy >= self.limit:
                 self.refused += 1
@@ -105,27 +129,59 @@ class SearchPool:
             self._busy += 1
         try:
             with main_not_rerun():  # a submit may start (or restart) a worker
-                future = self.executor().submit(self.work, state, seat, seed, budget_ms)
+                executor = self.executor()
+                future = executor.submit(self.work, state, seat, seed, budget_ms)
         except Exception:  # noqa: BLE001 - a broken or shut-down pool
             with self._lock:
                 self._busy -= 1
             self.failed += 1
             self._reset()
             return None
+        self.submitted += 1
         future.add_done_callback(self._release)
+        return Search(future, budget_ms, self.clock(), executor)
+
+    async def result(self, search: Search) -> Action | None:
+        """The answer of a search :meth:`start` submitted, waiting at most what is left of
+        90% of its budget (none when it is spent); ``None`` when it ran out, was cancelled
+        or the worker failed."""
+        future = search.future
+        # 90%: the rest of the budget is for the fallback to 普通 and the move itself.
+        left = search.budget_ms * 0.9 / 1000 - (self.clock() - search.started)
         try:
-            # 90%: the rest of the budget is for the fallback to 普通 and the move itself.
-            action = await asyncio.wait_for(asyncio.wrap_future(future), budget_ms * 0.9 / 1000)
+            if future.cancelled():
+                return None
+            if not future.done():
+                if left <= 0:
+                    raise TimeoutError
+                await asyncio.wait_for(asyncio.wrap_future(future), left)
+            action = future.result(timeout=0)
         except TimeoutError:
             future.cancel()
             self.timed_out += 1
             return None
+        except CancelledError:  # the search was abandoned
+            return None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the caller was cancelled
+            return None  # the search was (the pool shut down)
         except Exception:  # noqa: BLE001 - BrokenProcessPool (a killed worker) and the like
             self.failed += 1
-            self._reset()
+            if search.executor is self._executor:
+                self._reset()
             return None
         self.searched += 1
         return action
+
+    async def search(self, state: dict, seat: int, seed: int, budget_ms: int) -> Action | None:
+        """困难's action, or ``None`` when the pool is full, the budget ran out, or the
+        worker failed. Waits at most ``budget_ms`` (plus scheduling)."""
+        search = self.start(state, seat, seed, budget_ms)
+        if search is None:
+            return None
+        return await self.result(search)
 
     def _reset(self) -> None:
         """Drop a broken pool; the next search starts a new one."""

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from paizhuo_ai_worker import SearchPool
+from paizhuo_ai_worker import Search, SearchPool
 from paizhuo_engine.ai.levels import NORMAL, simple_strategy
 from paizhuo_engine.ai.simple import Action
 
@@ -85,6 +85,7 @@ def pool() -> SearchPool:
 
 
 async def _shutdown() -> None:
+    forget_all()
     if _POOL is not None:
         _POOL.shutdown()
 
@@ -94,9 +95,120 @@ def search_seed(group_id: str, games: int, moves: int, seat: int) -> int:
     return zlib.crc32(f"{group_id}:{games}:{moves}:{seat}".encode())
 
 
+@dataclass(slots=True)
+class _Ahead:
+    """A search started when a computer player's pause began (:func:`ahead`): for
+    ``table`` at exactly ``key`` and ``state``."""
+
+    table: Any
+    key: tuple
+    state: dict
+    search: Search
+
+
+_AHEAD: dict[str, _Ahead] = {}
+"""The search started ahead, per group (at most one: a table waits for one computer
+decision at a time in its play phase). Process-local: a restart starts none."""
+
+
+def _decision(table: Any) -> tuple[tuple, dict, int, int] | None:
+    """``(key, state, seed, budget_ms)`` of the 困难 search for the computer seat the table
+    waits for in its play phase, ``None`` when there is none."""
+    from .games.base import is_computer  # not at import: the adapters import this module
+
+    game = table.engine
+    if (getattr(table, "computer_at", None) is None or not table.playing
+            or getattr(game, "phase", None) != "play" or getattr(game, "over", True)):
+        return None
+    seat = game.turn
+    if not is_computer(table.seats[seat].user_id) or str(table.setting("ai_level")) != "困难":
+        return None
+    budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
+    return _key(table, seat, budget), game.to_json(), _seed(table, seat), budget
+
+
+def _key(table: Any, seat: int, budget: int) -> tuple:
+    """What a search is for: the group, its game (uid and number), the seat, the moves
+    made, the budget (with the whole state, compared besides)."""
+    return (str(table.group_id), getattr(table, "uid", None), int(getattr(table, "games", 0)),
+            seat, len(table.engine.log), budget)
+
+
+def _seed(table: Any, seat: int) -> int:
+    return search_seed(str(table.group_id), int(getattr(table, "games", 0)),
+                       len(table.engine.log), seat)
+
+
+def ahead(table: Any) -> None:
+    """The table was just saved and its timer armed (``deadlines.schedule``): when a
+    computer seat is to move in the play phase at 困难 (its pause, ``computer_at``,
+    begins), start that decision's search now in the pool, so that it runs during the
+    pause; :func:`prepare` takes its answer when the pause ends. A search already started
+    for exactly this state is kept; one for any other state is dropped. Never raises (a
+    search that cannot start leaves the decision to :func:`prepare`)."""
+    try:
+        wanted = _decision(table)
+        entry = _AHEAD.get(str(table.group_id))
+        if wanted is None:
+            forget(table)
+            return
+        key, state, seed, budget = wanted
+        if entry is not None and entry.table is table and entry.key == key and entry.state == state:
+            return
+        forget(table)
+        search = pool().start(state, key[3], seed, budget)
+        if search is not None:
+            _AHEAD[str(table.group_id)] = _Ahead(table, key, state, search)
+    except Exception:  # noqa: BLE001 - the move still comes, searched later or at 普通
+        forget(table)
+        with contextlib.suppress(Exception):
+            from nonebot import logger
+
+            logger.exception(f"search ahead failed group={getattr(table, 'group_id', '?')}")
+
+
+def forget(table: Any) -> None:
+    """Drop the search started ahead for ``table`` (closed, over, moved on, served by
+    another process): cancelled, its place in the pool freed (at once when it was still
+    queued, when it ends when it was running)."""
+    gid = str(getattr(table, "group_id", ""))
+    entry = _AHEAD.get(gid)
+    if entry is not None and entry.table is table:
+        del _AHEAD[gid]
+        entry.search.cancel()
+
+
+def forget_all() -> None:
+    """Drop every search started ahead (shutdown, tests)."""
+    while _AHEAD:
+        _, entry = _AHEAD.popitem()
+        entry.search.cancel()
+
+
+def searching(table: Any) -> Search | None:
+    """The search started ahead for ``table``, if any (tests, diagnostics)."""
+    entry = _AHEAD.get(str(getattr(table, "group_id", "")))
+    return entry.search if entry is not None and entry.table is table else None
+
+
+def _take(table: Any, key: tuple, state: dict) -> Search | None:
+    """The search started ahead for exactly ``key`` and ``state`` (taken: used once);
+    any other one of the table is dropped."""
+    entry = _AHEAD.get(str(table.group_id))
+    if entry is None or entry.table is not table:
+        return None
+    del _AHEAD[str(table.group_id)]
+    if entry.key == key and entry.state == state:
+        return entry.search
+    entry.search.cancel()
+    return None
+
+
 async def prepare(table: Any, seat: int) -> Choice:
     """The :class:`Choice` for ``seat``'s next decision at ``table`` (its 电脑难度; for
-    困难 in a play phase, the search's action, or ``None`` when it could not finish)."""
+    困难 in a play phase, the search's action, or ``None`` when it could not finish).
+    困难 takes the search :func:`ahead` started for exactly this state (waiting only for
+    what is left of its budget) and starts one otherwise."""
     try:
         level = str(table.setting("ai_level"))
     except Exception:  # noqa: BLE001 - a game without the setting
@@ -104,10 +216,16 @@ async def prepare(table: Any, seat: int) -> Choice:
     game = table.engine
     if level != "困难" or getattr(game, "phase", None) != "play" or getattr(game, "over", True) \
             or getattr(game, "turn", None) != seat:
+        with contextlib.suppress(Exception):
+            forget(table)
         return Choice(level)
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
-    seed = search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log), seat)
-    action = await pool().search(game.to_json(), seat, seed, budget)
+    state = game.to_json()
+    started = _take(table, _key(table, seat, budget), state)
+    if started is not None:
+        action = await pool().result(started)
+    else:
+        action = await pool().search(state, seat, _seed(table, seat), budget)
     return Choice(level, seat, len(game.log), action)
 
 

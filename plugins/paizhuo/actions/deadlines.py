@@ -8,6 +8,8 @@ tables whose account was away (:func:`resume_deferred`). What a due timer does (
 move for a player who timed out, let computer players act, close an idle table) is
 installed by :mod:`.turns` through :func:`on_due`, so this module calls nothing of the
 chat layer: ``accounts``, the pipeline (:mod:`.commit`) and every stage may arm timers.
+It starts (or drops) the search of a 困难 computer player whose pause begins
+(``ai_turn``, which needs nothing of the chat layer either).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from .. import ai_turn
 from .. import tables as _tables
 from ..tables import REGISTRY, Table, timer_now
 
@@ -40,12 +43,20 @@ def defer(table: Table) -> None:
 
 def schedule(table: Table) -> None:
     """(Re)arm the table's timer for its saved reminder / deadline; an expired one fires
-    at once. Without either, the table has no timer."""
+    at once. Without either, the table has no timer. Every saved change of a table ends
+    here, so this is also where a computer player's pause begins: its 困难 search starts
+    now, to run during the pause (:func:`.ai_turn.ahead`; dropped once the table is
+    closed, over, served elsewhere or has moved on)."""
     old = _timers.pop(table.group_id, None)
     if old is not None and old is not asyncio.current_task():
         old.cancel()
+    registered = REGISTRY.get(table.group_id) is table
+    if registered:
+        ai_turn.ahead(table)
+    else:
+        ai_turn.forget(table)
     times = [t for t in (table.remind_at, table.deadline, table.computer_at) if t is not None]
-    if times and REGISTRY.get(table.group_id) is table:
+    if times and registered:
         when = min(times)
         if table.retry_at is not None and table.retry_at > when:
             when = table.retry_at  # the last save failed: retry later, never spin
