@@ -9,10 +9,28 @@ search off the event loop.
   budget, and a full pool (``PAIZHUO_AI_SEARCHES`` searches running), a timeout, a killed worker
   or any error gives ``None`` — the move is then made at 普通, never late.
 
+When does 困难 search? Inside the computer player's pause (``PAIZHUO_COMPUTER_DELAY``), not
+after it: every saved change of a table ends in ``actions.deadlines.schedule``, which
+calls :func:`ahead`; when the table now waits for a computer seat in its play phase at
+困难 (``computer_at`` armed), that decision's search is submitted at once
+(:meth:`SearchPool.start`, same seed :func:`search_seed`, same budget) and remembered for
+the table, keyed by exactly the state it searched (group, game uid and number, seat, moves
+made, budget, and the whole state). When the pause ends, :func:`prepare` takes it for
+that very state and waits only for what is left of its budget (with the default 1 s
+pause and 300 ms budget: nothing); for any other state it is dropped and, as after a
+restart, when another process serves the table now, or when the pool was full at the
+pause's start, a search starts then. A table closed, a game over or a state moved on
+drops its search (:func:`forget`: cancelled when still queued; a running one ends at its
+budget and frees its place in the pool then). Consecutive computer seats in one run
+have one pause between them (the run is one post): the first one's search runs in the
+pause, each later one searches from the state the move before it left, in the run (its
+full budget, as before).
+
 The chat layer calls :func:`prepare` (async, under the table lock) just before the
 adapter's synchronous ``computer_turn`` / ``auto_move``; it leaves the level and the
 search's choice in a context variable that :class:`LeveledStrategy` (every climbing
-adapter's strategy) reads. Nothing here changes a game.
+adapter's strategy) reads. Nothing here changes a game, and nothing the group is told
+depends on a search other than the move it chose.
 """
 
 from __future__ import annotations

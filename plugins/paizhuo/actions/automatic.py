@@ -62,7 +62,9 @@ async def _automatic_move(table: Table, kind: str) -> list[Say]:
 
 async def _computer_moves(table: Table) -> list[Say]:
     """Every computer player the game waits for acts, through the same engine calls as a
-    human's move; a failing strategy falls back to the timeout rule (never stalls)."""
+    human's move; a failing strategy falls back to the timeout rule (never stalls). At
+    困难, ``ai_turn.prepare`` takes the search started when the pause began (in a play
+    phase the game waits for one seat; prompt phases have no search)."""
     adapter = table.adapter
     says: list[Say] = []
     for seat in adapter.waiting_seats(table.engine):
