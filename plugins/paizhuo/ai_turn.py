@@ -52,12 +52,23 @@ DEFAULT_BUDGET_MS = 300
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The level for one decision and, for 困难, the searched action for ``seat`` at the
-    game state of ``moves`` log entries (``None``: decide at 普通)."""
+    game state of ``moves`` log entries (``None``: decide at 普通); ``ahead``: the search
+    started when the pause began (:func:`ahead`)."""
 
     level: str
     seat: int = -1
     moves: int = -1
     action: Action | None = None
+    ahead: bool = False
+
+    def searched(self) -> str:
+        """For the log: how 困难's action came (``ahead``, ``now``, ``none``: 普通 decided);
+        empty at the other levels."""
+        if self.level != "困难" or self.seat < 0:
+            return ""
+        if self.action is None:
+            return "none"
+        return "ahead" if self.ahead else "now"
 
 
 CHOICE: ContextVar[Choice | None] = ContextVar("paizhuo_ai_choice", default=None)
@@ -244,7 +255,7 @@ async def prepare(table: Any, seat: int) -> Choice:
         action = await pool().result(started)
     else:
         action = await pool().search(state, seat, _seed(table, seat), budget)
-    return Choice(level, seat, len(game.log), action)
+    return Choice(level, seat, len(game.log), action, started is not None)
 
 
 @contextlib.contextmanager

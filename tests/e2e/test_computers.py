@@ -74,6 +74,31 @@ async def test_one_human_and_computers_finish_a_game(tmp_path: Path, game: str, 
     assert all(s["result"] in ("win", "draw", "loss") for s in seats)
 
 
+async def test_hard_computers_search_in_their_pause(tmp_path: Path) -> None:
+    """电脑难度 困难 with real worker processes: a whole game with two computer players;
+    their searches start when their pause begins and the moves use them (the bot's log
+    says how each 困难 move was decided), and nothing fails."""
+    sim, human = world()
+    async with bot_process(tmp_path, 7, delay="0.5") as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await sim.group_message(GROUP, ADMIN, "/设置 手把一 电脑难度 困难")
+            await sim.wait_for_text("电脑难度", kind="group")
+            await sim.group_message(GROUP, HUMAN, "/开局 手把一 3人")
+            await sim.wait_for_text("开了一桌", kind="group")
+            since = sim.mark()
+            await sim.group_message(GROUP, HUMAN, "/加机器人 2")
+            end = await continue_table(sim, GROUP, [human], since=since, timeout=120)
+            assert end is not None and "本局结束" in end.text
+        finally:
+            await sim.close()
+        log = bot.log_text()
+    moves = [line for line in log.splitlines() if "event=computer_move" in line]
+    assert moves and all("search=" in line for line in moves)
+    assert any("search='ahead'" in line for line in moves)
+    assert "search ahead failed" not in log and "Traceback" not in log
+
+
 async def test_a_table_left_to_computers_closes(tmp_path: Path) -> None:
     """The last person out closes the table, computer players or not: nobody can leave a
     table of computers behind (and open another in the next group)."""

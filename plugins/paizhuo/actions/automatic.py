@@ -82,5 +82,6 @@ async def _computer_moves(table: Table) -> list[Say]:
                 says += adapter.timeout(table.engine, table.seats)
             elif adapter.acting_seat(table.engine) == seat:
                 says += adapter.auto_move(table.engine, table.seats, seat, "超时")
-        log_event(table, "computer_move", seat)
+        searched = choice.searched()
+        log_event(table, "computer_move", seat, **({"search": searched} if searched else {}))
     return says
