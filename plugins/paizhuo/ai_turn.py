@@ -21,10 +21,12 @@ pause and 300 ms budget: nothing); for any other state it is dropped and, as aft
 restart, when another process serves the table now, or when the pool was full at the
 pause's start, a search starts then. A table closed, a game over or a state moved on
 drops its search (:func:`forget`: cancelled when still queued; a running one ends at its
-budget and frees its place in the pool then). Consecutive computer seats in one run
-have one pause between them (the run is one post): the first one's search runs in the
-pause, each later one searches from the state the move before it left, in the run (its
-full budget, as before).
+budget and frees its place in the pool then). Consecutive computer seats move in one
+run after one pause (the run is one post): when the first one's search answers, the
+state its move will leave is made on a copy (the adapter's own ``computer_turn`` with
+that answer) and, when a computer seat moves next at 困难, its search starts then, still
+in the pause (:func:`_next`); and so on down the run. Each decision gets its full budget,
+and with searches that fit the pause none of them delays the run's post.
 
 The chat layer calls :func:`prepare` (async, under the table lock) just before the
 adapter's synchronous ``computer_turn`` / ``auto_move``; it leaves the level and the
@@ -35,6 +37,7 @@ depends on a search other than the move it chose.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import zlib
 from collections.abc import Iterator
@@ -126,8 +129,8 @@ def search_seed(group_id: str, games: int, moves: int, seat: int) -> int:
 
 @dataclass(slots=True)
 class _Ahead:
-    """A search started when a computer player's pause began (:func:`ahead`): for
-    ``table`` at exactly ``key`` and ``state``."""
+    """A search started ahead (:func:`ahead`) for ``table`` at exactly ``key`` and
+    ``state``."""
 
     table: Any
     key: tuple
@@ -135,101 +138,164 @@ class _Ahead:
     search: Search
 
 
-_AHEAD: dict[str, _Ahead] = {}
-"""The search started ahead, per group (at most one: a table waits for one computer
-decision at a time in its play phase). Process-local: a restart starts none."""
+_AHEAD: dict[str, list[_Ahead]] = {}
+"""Per group, the searches started ahead, in the order of the decisions they are for: the
+one whose pause began, then each next computer decision of the same run that the answer
+before it leads to (:func:`_next`). Process-local: a restart starts none."""
 
 
-def _decision(table: Any) -> tuple[tuple, dict, int, int] | None:
-    """``(key, state, seed, budget_ms)`` of the 困难 search for the computer seat the table
-    waits for in its play phase, ``None`` when there is none."""
+def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, int] | None:
+    """``(key, state, seed, budget_ms)`` of the 困难 search for the computer seat ``game``
+    (the table's, or the state a move will leave) waits for in its play phase; ``None``
+    when there is none. ``paused``: only while the table's computer pause is armed."""
     from .games.base import is_computer  # not at import: the adapters import this module
 
-    game = table.engine
-    if (getattr(table, "computer_at", None) is None or not table.playing
-            or getattr(game, "phase", None) != "play" or getattr(game, "over", True)):
+    if (paused and getattr(table, "computer_at", None) is None) or not table.playing \
+            or getattr(game, "phase", None) != "play" or getattr(game, "over", True):
         return None
     seat = game.turn
     if not is_computer(table.seats[seat].user_id) or str(table.setting("ai_level")) != "困难":
         return None
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
-    return _key(table, seat, budget), game.to_json(), _seed(table, seat), budget
+    return _key(table, game, seat, budget), game.to_json(), _seed(table, game, seat), budget
 
 
-def _key(table: Any, seat: int, budget: int) -> tuple:
+def _key(table: Any, game: Any, seat: int, budget: int) -> tuple:
     """What a search is for: the group, its game (uid and number), the seat, the moves
     made, the budget (with the whole state, compared besides)."""
     return (str(table.group_id), getattr(table, "uid", None), int(getattr(table, "games", 0)),
-            seat, len(table.engine.log), budget)
+            seat, len(game.log), budget)
 
 
-def _seed(table: Any, seat: int) -> int:
-    return search_seed(str(table.group_id), int(getattr(table, "games", 0)),
-                       len(table.engine.log), seat)
+def _seed(table: Any, game: Any, seat: int) -> int:
+    return search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log), seat)
+
+
+def _log_failure(table: Any) -> None:
+    with contextlib.suppress(Exception):
+        from nonebot import logger
+
+        logger.exception(f"search ahead failed group={getattr(table, 'group_id', '?')}")
 
 
 def ahead(table: Any) -> None:
     """The table was just saved and its timer armed (``deadlines.schedule``): when a
     computer seat is to move in the play phase at 困难 (its pause, ``computer_at``,
     begins), start that decision's search now in the pool, so that it runs during the
-    pause; :func:`prepare` takes its answer when the pause ends. A search already started
-    for exactly this state is kept; one for any other state is dropped. Never raises (a
-    search that cannot start leaves the decision to :func:`prepare`)."""
+    pause; :func:`prepare` takes its answer when the pause ends. Searches already started
+    for exactly this state (and the ones chained after it) are kept; any for another
+    state are dropped. Never raises (a search that cannot start leaves the decision to
+    :func:`prepare`)."""
     try:
-        wanted = _decision(table)
-        entry = _AHEAD.get(str(table.group_id))
+        wanted = _decision(table, table.engine, paused=True)
         if wanted is None:
             forget(table)
             return
         key, state, seed, budget = wanted
-        if entry is not None and entry.table is table and entry.key == key and entry.state == state:
-            return
-        forget(table)
-        search = pool().start(state, key[3], seed, budget)
-        if search is not None:
-            _AHEAD[str(table.group_id)] = _Ahead(table, key, state, search)
+        chain = _AHEAD.get(str(table.group_id), [])
+        for i, entry in enumerate(chain):
+            if entry.table is table and entry.key == key and entry.state == state:
+                for stale in chain[:i]:
+                    stale.search.cancel()
+                del chain[:i]
+                return
+        _drop_group(str(table.group_id))
+        _start(table, key, state, seed, budget)
     except Exception:  # noqa: BLE001 - the move still comes, searched later or at 普通
         forget(table)
-        with contextlib.suppress(Exception):
-            from nonebot import logger
+        _log_failure(table)
 
-            logger.exception(f"search ahead failed group={getattr(table, 'group_id', '?')}")
+
+def _start(table: Any, key: tuple, state: dict, seed: int, budget: int) -> None:
+    """Submit the search for ``state`` and remember it at the end of the table's chain;
+    when it answers, :func:`_next` may start the next decision's."""
+    search = pool().start(state, key[3], seed, budget)
+    if search is None:  # the pool is full: the decision searches when its time comes
+        return
+    entry = _Ahead(table, key, state, search)
+    _AHEAD.setdefault(str(table.group_id), []).append(entry)
+    loop = asyncio.get_running_loop()
+
+    def answered(_future: Any) -> None:  # in the pool's thread
+        with contextlib.suppress(RuntimeError):  # the loop is gone (shutdown)
+            loop.call_soon_threadsafe(_next, entry)
+
+    search.future.add_done_callback(answered)
+
+
+def _next(entry: _Ahead) -> None:
+    """A search started ahead answered while it is still the last one of its table's
+    chain: the state its move will leave is made on a copy of the game, through the
+    adapter's own ``computer_turn`` with that answer; when another computer seat then
+    moves in the same run at 困难 (no pause of its own), its search starts now, still
+    inside the pause. Never raises."""
+    table = entry.table
+    chain = _AHEAD.get(str(table.group_id))
+    if not chain or chain[-1] is not entry:
+        return
+    try:
+        future = entry.search.future
+        if future.cancelled() or future.exception() is not None:
+            return
+        action = future.result()
+        seat, moves = entry.key[3], entry.key[4]
+        adapter = table.adapter
+        game = adapter.load(entry.state)
+        with deciding(Choice("困难", seat, moves, action)):
+            adapter.computer_turn(game, table.seats, seat)
+        wanted = _decision(table, game, paused=False)
+        if wanted is not None:
+            _start(table, *wanted)
+    except Exception:  # noqa: BLE001 - the next decision searches when its time comes
+        _log_failure(table)
 
 
 def forget(table: Any) -> None:
-    """Drop the search started ahead for ``table`` (closed, over, moved on, served by
-    another process): cancelled, its place in the pool freed (at once when it was still
-    queued, when it ends when it was running)."""
+    """Drop the searches started ahead for ``table`` (closed, over, moved on, served by
+    another process): cancelled, their places in the pool freed (at once when still
+    queued, at the end of the budget when running)."""
     gid = str(getattr(table, "group_id", ""))
-    entry = _AHEAD.get(gid)
-    if entry is not None and entry.table is table:
-        del _AHEAD[gid]
+    chain = _AHEAD.get(gid)
+    if chain and chain[0].table is table:
+        _drop_group(gid)
+
+
+def _drop_group(gid: str) -> None:
+    for entry in _AHEAD.pop(gid, []):
         entry.search.cancel()
 
 
 def forget_all() -> None:
     """Drop every search started ahead (shutdown, tests)."""
     while _AHEAD:
-        _, entry = _AHEAD.popitem()
-        entry.search.cancel()
+        _drop_group(next(iter(_AHEAD)))
 
 
-def searching(table: Any) -> Search | None:
-    """The search started ahead for ``table``, if any (tests, diagnostics)."""
-    entry = _AHEAD.get(str(getattr(table, "group_id", "")))
-    return entry.search if entry is not None and entry.table is table else None
+def searching(table: Any) -> list[Search]:
+    """The searches started ahead for ``table``, in decision order (tests, diagnostics)."""
+    chain = _AHEAD.get(str(getattr(table, "group_id", ""))) or []
+    return [entry.search for entry in chain if entry.table is table]
 
 
 def _take(table: Any, key: tuple, state: dict) -> Search | None:
     """The search started ahead for exactly ``key`` and ``state`` (taken: used once);
-    any other one of the table is dropped."""
-    entry = _AHEAD.get(str(table.group_id))
-    if entry is None or entry.table is not table:
+    the ones for earlier states are dropped, the ones chained after it kept. With none
+    for this state, every one of the table is dropped."""
+    chain = _AHEAD.get(str(table.group_id))
+    if not chain:
         return None
-    del _AHEAD[str(table.group_id)]
-    if entry.key == key and entry.state == state:
-        return entry.search
-    entry.search.cancel()
+    if chain[0].table is not table:  # another table of the group, closed since
+        _drop_group(str(table.group_id))
+        return None
+    for i, entry in enumerate(chain):
+        if entry.key == key and entry.state == state:
+            for stale in chain[:i]:
+                stale.search.cancel()
+            del chain[:i + 1]
+            if not chain:
+                del _AHEAD[str(table.group_id)]
+            return entry.search
+    forget(table)
     return None
 
 
@@ -250,11 +316,11 @@ async def prepare(table: Any, seat: int) -> Choice:
         return Choice(level)
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
     state = game.to_json()
-    started = _take(table, _key(table, seat, budget), state)
+    started = _take(table, _key(table, game, seat, budget), state)
     if started is not None:
         action = await pool().result(started)
     else:
-        action = await pool().search(state, seat, _seed(table, seat), budget)
+        action = await pool().search(state, seat, _seed(table, game, seat), budget)
     return Choice(level, seat, len(game.log), action, started is not None)
 
 

@@ -126,9 +126,10 @@ async def test_the_search_starts_when_the_pause_begins(app: App, monkeypatch, cl
 
 
 async def test_consecutive_computers_each_search_once(app: App, monkeypatch, clock, install) -> None:
-    """Two computer players after the person: the first one's search runs in the pause,
-    the second one's starts from the state the first one's move left (it has no pause
-    of its own: one run, one post); each decision is searched once."""
+    """Two computer players after the person move in one run after one pause (one post):
+    the first one's search starts with the pause; once it answers, the state its move
+    will leave is known and the second one's search starts too, still in the pause. Each
+    decision is searched once and neither waits when the pause ends."""
     pool = install(answer_pass)
     table = hard_table(HANDS, leader=0, computers=(1, 2))
     table.rearm()
@@ -136,10 +137,13 @@ async def test_consecutive_computers_each_search_once(app: App, monkeypatch, clo
     bot, sent = await quiet_bot(monkeypatch)
     await bot.handle_event(gmsg(A, "出 3"))
     assert pool.asked == [(1, 1)]
-    await until(lambda: pool.busy() == 0, "the search answered")
+    # 电脑1's answer (过) is in: 电脑2's decision is known, its search starts in the pause.
+    await until(lambda: len(pool.asked) == 2 and pool.busy() == 0, "both searches answered")
+    assert pool.asked == [(1, 1), (2, 2)] and len(table.engine.log) == 1
     await pause_runs_out(clock, table)
     assert table.engine.log[1:] == [[1, []], [2, []]]
     assert pool.asked == [(1, 1), (2, 2)] and pool.searched == 2
+    assert ai_turn.searching(table) == []
 
 
 async def test_a_search_for_another_state_is_never_used(app: App, install) -> None:
@@ -157,10 +161,10 @@ async def test_a_search_for_another_state_is_never_used(app: App, install) -> No
     table.engine = ZGame.from_hands(OTHER, rules=ZRules(), leader=1)
     choice = await ai_turn.prepare(table, 1)
     assert choice.action == Action("play", (min(OTHER[1]),))
-    assert pool.asked == [(1, 0), (1, 0)] and ai_turn.searching(table) is None
+    assert pool.asked == [(1, 0), (1, 0)] and ai_turn.searching(table) == []
     # Another game of the same table.
     deadlines.schedule(table)
-    assert pool.asked[-1] == (1, 0) and ai_turn.searching(table) is not None
+    assert pool.asked[-1] == (1, 0) and ai_turn.searching(table)
     table.games += 1
     choice = await ai_turn.prepare(table, 1)
     assert len(pool.asked) == 4 and choice.action == Action("play", (min(OTHER[1]),))
@@ -200,7 +204,7 @@ async def test_closing_the_table_mid_pause_frees_the_pool(app: App, monkeypatch,
     await bot.handle_event(gmsg(A, "出 3"))
     assert pool.asked == [(1, 1)] and pool.busy() == 1
     await bot.handle_event(gmsg(A, "/结束"))
-    assert REGISTRY.get(str(GROUP)) is None and ai_turn.searching(table) is None
+    assert REGISTRY.get(str(GROUP)) is None and ai_turn.searching(table) == []
     await until(lambda: pool.busy() == 0, "the abandoned search freed its place")
     assert pool.searched == 0 and len(table.engine.log) == 1
 
@@ -213,18 +217,18 @@ async def test_a_finished_game_or_a_table_gone_elsewhere_frees_the_pool(app: App
     table.rearm()
     await REGISTRY.save(table)
     deadlines.schedule(table)
-    assert pool.asked == [(1, 0)] and ai_turn.searching(table) is not None
+    assert pool.asked == [(1, 0)] and ai_turn.searching(table)
     REGISTRY.remove(table)  # what accounts does when another process takes the account
     deadlines.schedule(table)
-    assert ai_turn.searching(table) is None
+    assert ai_turn.searching(table) == []
     REGISTRY.add(table)
     deadlines.schedule(table)
-    assert pool.asked == [(1, 0), (1, 0)] and ai_turn.searching(table) is not None
+    assert pool.asked == [(1, 0), (1, 0)] and ai_turn.searching(table)
     table.status = FINISHED  # the game is over (what REGISTRY.record_finished saves)
     table.rearm()
     await REGISTRY.save(table)
     deadlines.schedule(table)
-    assert ai_turn.searching(table) is None
+    assert ai_turn.searching(table) == []
     await until(lambda: pool.busy() == 0, "the abandoned searches freed their places")
     assert pool.searched == 0
 
