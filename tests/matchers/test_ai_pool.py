@@ -137,3 +137,32 @@ def test_a_worker_does_not_run_the_bots_main_script_again(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("0 [")  # a worker ran warm()
     assert marks.read_text(encoding="utf-8").splitlines() == ["__main__"]
+
+
+async def test_a_search_started_earlier_waits_only_for_what_is_left_of_its_budget(pools) -> None:
+    """:meth:`SearchPool.start` submits at once; :meth:`SearchPool.result` later takes the
+    answer when it is in, however late, and waits no longer than the rest of the budget
+    (none once it is spent: 普通 decides at once) when it is not."""
+    from ai_pool_support import answer_pass, slow_pass
+
+    from paizhuo_engine.ai.simple import PASS
+
+    pool = pools(1, 2, work=answer_pass)
+    await wait_for_worker(pool)
+    g = game()
+    search = pool.start(g.to_json(), g.turn, 1, 300)
+    assert search is not None and pool.submitted == 1 and pool.busy() == 1
+    while not search.future.done():
+        await asyncio.sleep(0.02)
+    pool.clock = lambda: search.started + 10.0  # long after its budget: the answer still counts
+    assert await pool.result(search) == PASS and pool.searched == 1
+    pool.work = slow_pass
+    pool.clock = lambda: 0.0
+    search = pool.start(g.to_json(), g.turn, 1, 300)
+    pool.clock = lambda: 0.3  # the budget (90% of 300 ms) is spent: no wait at all
+    assert await pool.result(search) is None and pool.timed_out == 1
+    for _ in range(300):  # the running search ends and frees its place
+        if pool.busy() == 0:
+            break
+        await asyncio.sleep(0.02)
+    assert pool.busy() == 0
