@@ -3,7 +3,9 @@ search off the event loop.
 
 * 简单 plays the game's simple rule, 普通 the planner (both in the event loop: well under
   a millisecond at the median, :mod:`bench.ai_bench`).
-* 困难 runs :func:`paizhuo_engine.ai.search.search_decide` in a worker process
+* 困难 runs :func:`paizhuo_engine.ai.search.search_decide` — and, for a computer seat's
+  decision before play (挖坑 叫分 / 扣底, 抓特务 明 / 暗),
+  :func:`paizhuo_engine.ai.setup_search.search_setup` — in a worker process
   (:class:`SearchPool`, a ``ProcessPoolExecutor``) with the group's 困难用时 as its budget:
   the worker stops sampling when the budget is near, the event loop waits at most the
   budget, and a full pool (``PAIZHUO_AI_SEARCHES`` searches running), a timeout, a killed worker
@@ -26,6 +28,7 @@ from typing import Any
 
 from paizhuo_ai_worker import SearchPool
 from paizhuo_engine.ai.levels import NORMAL, simple_strategy
+from paizhuo_engine.ai.setup_search import Setup, setup_phase
 from paizhuo_engine.ai.simple import Action
 
 DEFAULT_BUDGET_MS = 300
@@ -34,12 +37,16 @@ DEFAULT_BUDGET_MS = 300
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The level for one decision and, for 困难, the searched action for ``seat`` at the
-    game state of ``moves`` log entries (``None``: decide at 普通)."""
+    game state of ``moves`` log entries (``None``: decide at 普通) — or, before play, the
+    searched ``setup`` decision (挖坑 bid / burial, 抓特务 明 / 暗) of the ``phase`` it was
+    searched in."""
 
     level: str
     seat: int = -1
     moves: int = -1
     action: Action | None = None
+    phase: str | None = None
+    setup: Setup | None = None
 
 
 CHOICE: ContextVar[Choice | None] = ContextVar("paizhuo_ai_choice", default=None)
@@ -102,13 +109,42 @@ async def prepare(table: Any, seat: int) -> Choice:
     except Exception:  # noqa: BLE001 - a game without the setting
         level = "普通"
     game = table.engine
-    if level != "困难" or getattr(game, "phase", None) != "play" or getattr(game, "over", True) \
-            or getattr(game, "turn", None) != seat:
+    if level != "困难" or getattr(game, "over", True):
+        return Choice(level)
+    phase = setup_phase(game, seat)
+    from .games.base import is_computer  # the games import this module
+
+    if phase is not None and not is_computer(table.seats[seat].user_id):
+        return Choice(level)  # a person's bid or answer that timed out: the timeout rule
+    if phase is None and (getattr(game, "phase", None) != "play"
+                          or getattr(game, "turn", None) != seat):
         return Choice(level)
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
     seed = search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log), seat)
-    action = await pool().search(game.to_json(), seat, seed, budget)
-    return Choice(level, seat, len(game.log), action)
+    if phase is not None:
+        seed = zlib.crc32(f"{seed}:{phase}".encode())
+    found = await pool().search(game.to_json(), seat, seed, budget)
+    if phase is not None:
+        return Choice(level, seat, len(game.log), phase=phase,
+                      setup=None if isinstance(found, Action) else found)
+    return Choice(level, seat, len(game.log), found if isinstance(found, Action) else None)
+
+
+def searched_setup(game: Any, seat: int, normal: Setup) -> Setup:
+    """The decision before play (挖坑 叫分 / 扣底, 抓特务 明 / 暗) a computer seat takes:
+    困难's searched one when :func:`deciding` holds it for this seat and phase, else
+    ``normal`` (普通's rule of thumb, :mod:`paizhuo_engine.ai.decisions`)."""
+    choice = CHOICE.get()
+    phase = setup_phase(game, seat)
+    if (choice is None or choice.setup is None or choice.seat != seat
+            or choice.phase != phase or choice.moves != len(game.log)):
+        return normal
+    value = choice.setup
+    fits = (value in game.bid_options(seat) if phase == "bid"
+            else isinstance(value, tuple) and len(set(value)) == 4
+            and set(value) <= set(game.hands[seat]) if phase == "bury"
+            else value in game.declare_choices())
+    return value if fits else normal
 
 
 @contextlib.contextmanager
