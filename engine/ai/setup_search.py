@@ -26,7 +26,7 @@ from typing import Any
 
 from .decisions import SCORE_RANKS, choose_bid, choose_bury, choose_declare
 from .inference import Evidence
-from .rollout import ROLLOUT_MOVES, apply, quick_action, sides
+from .rollout import ROLLOUT_MOVES, apply, quick_action
 from .search import SAMPLE_TRIES, _pick, game_from_json
 
 Setup = int | str | tuple[int, ...]
@@ -95,7 +95,9 @@ def bury_options(hand: list[int], rules: Any) -> list[tuple[int, ...]]:
 
 
 def options_of(game: Any, seat: int) -> list[Setup]:
-    """Every option :func:`search_setup` weighs, 普通's choice first."""
+    """Every option :func:`search_setup` weighs, 普通's choice first. ``明牌`` (Z-9) is
+    never weighed: in a play-out every hand is known anyway, so showing one would look
+    free and its quadrupled stake always better than 明 — a bias, not a finding."""
     phase = setup_phase(game, seat)
     first = normal_setup(game, seat)
     if phase == "bid":
@@ -103,7 +105,7 @@ def options_of(game: Any, seat: int) -> list[Setup]:
     elif phase == "bury":
         rest = bury_options(game.hands[seat], game.rules)[1:]
     else:
-        rest = [c for c in game.declare_choices() if c != first]
+        rest = [c for c in game.declare_choices() if c not in (first, "明牌")]
     return [first, *rest]
 
 
@@ -162,9 +164,24 @@ def _take(world: Any, seat: int, option: Setup) -> None:
         world.declare(seat, str(option))
 
 
+def known_sides(world: Any) -> list[list[int]]:
+    """For each seat, the sides as that seat knows them (``sides_known_to``, G-6), in the
+    shape :func:`~paizhuo_engine.ai.rollout.quick_action` takes: its known partners share
+    its number, every other seat has one of its own. So a hidden spy stays hidden in a
+    play-out and a 明 spy does not — the price of declaring (Z-9) is played, not only the
+    doubled stake."""
+    players = world.players
+    out = []
+    for seat in range(players):
+        partners, _opponents = world.sides_known_to(seat)
+        out.append([players if t == seat or t in partners else t for t in range(players)])
+    return out
+
+
 def finish(world: Any, seat: int) -> float:
     """Points of ``seat`` when the rest of ``world`` (fully known, changed in place) is
-    played out: decisions before play as 普通 takes them, then the fast rollout player."""
+    played out: decisions before play as 普通 takes them, then the fast rollout player,
+    each seat playing by the sides it knows (:func:`known_sides`)."""
     for _ in range(12):
         if world.over or getattr(world, "phase", "play") == "play":
             break
@@ -174,12 +191,16 @@ def finish(world: Any, seat: int) -> float:
         for s in waiting:
             if setup_phase(world, s):
                 _take(world, s, normal_setup(world, s))
-    side = sides(world)
+    secret = frozenset(getattr(world, "spy_cards", ()))
+    views = known_sides(world)
     for _ in range(ROLLOUT_MOVES):
         if world.over:
             break
         s = world.turn
-        apply(world, s, quick_action(world, s, side))
+        action = quick_action(world, s, views[s])
+        apply(world, s, action)
+        if secret.intersection(action.cards):
+            views = known_sides(world)  # a spy card played shows its side (Z-2)
     if not world.over:
         return 0.0
     return float(world.result["points"][seat])

@@ -15,6 +15,7 @@ from paizhuo_engine.ai.decisions import SCORE_RANKS
 from paizhuo_engine.ai.setup_search import (
     bury_options,
     finish,
+    known_sides,
     normal_setup,
     options_of,
     sample_setup_world,
@@ -74,7 +75,7 @@ def test_options_are_the_seats_own_and_normal_comes_first(seed: int) -> None:
             for option in options:
                 assert len(option) == 4 and set(option) <= set(game.hands[seat])
         else:
-            assert set(options) == set(game.declare_choices())
+            assert set(options) == set(game.declare_choices()) - {"明牌"}
 
 
 def test_bury_options_add_score_cards_only_where_they_double_the_stakes() -> None:
@@ -129,7 +130,7 @@ def test_a_spy_with_a_winning_hand_declares() -> None:
     game.hands[spy] = sorted(list(strong) + pool[:keep])
     game.hands[others[0]] = sorted(pool[keep:keep + 18])
     game.hands[others[1]] = sorted(pool[keep + 18:])
-    assert search_setup(game.to_json(), spy, seed=1, samples=24) in ("明", "明牌")
+    assert search_setup(game.to_json(), spy, seed=1, samples=24) == "明"
 
 
 @settings(max_examples=10, deadline=None)
@@ -182,3 +183,25 @@ def test_no_time_gives_normal_and_the_same_seed_the_same_choice() -> None:
         assert search_setup(state, seat, 1, samples=8, stop=lambda: True) == \
             normal_setup(game, seat)
         assert search_setup(state, seat, 4, samples=4) == search_setup(state, seat, 4, samples=4)
+
+
+def test_play_outs_keep_a_hidden_spy_hidden() -> None:
+    """Z-2 / Z-9 / G-6: in a play-out each seat plays by the sides it knows — civilians of
+    a hidden (暗) 3-player spy do not know each other; once the spy declares (明), they
+    play together."""
+    for seed in range(60):
+        game = ZGame.deal(3, ZRules(), seed)
+        if game.phase == "declare":
+            break
+    spy = game.awaiting_declare()[0]
+    civilians = [s for s in range(3) if s != spy]
+    hidden = ZGame.from_json(game.to_json())
+    hidden.declare(spy, "暗")
+    views = known_sides(hidden)
+    assert views[civilians[0]][civilians[1]] != views[civilians[0]][civilians[0]]
+    assert len(set(views[spy])) == 3  # the spy plays alone (Z-2)
+    shown = ZGame.from_json(game.to_json())
+    shown.declare(spy, "明")
+    views = known_sides(shown)
+    for c in civilians:
+        assert views[c][civilians[0]] == views[c][civilians[1]] != views[c][spy]
