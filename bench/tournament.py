@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from paizhuo_engine.ai.decisions import choose_bid, choose_bury, choose_declare  # noqa: E402
 from paizhuo_engine.ai.search import search_decide  # noqa: E402
+from paizhuo_engine.ai.setup_search import search_setup  # noqa: E402
 from paizhuo_engine.ai.shoubayi import BlockingStrategy  # noqa: E402
 from paizhuo_engine.ai.simple import PASS, Action, FollowingStrategy  # noqa: E402
 from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
@@ -111,6 +112,7 @@ class Old(Computer):
 
 class Hard(Computer):
     """困难: :func:`paizhuo_engine.ai.search.search_decide` with ``samples`` deals per candidate,
+    and its bids, burials and 明 / 暗 by :func:`paizhuo_engine.ai.setup_search.search_setup`,
     seeded by the deal and move number."""
 
     samples = 16
@@ -123,6 +125,25 @@ class Hard(Computer):
     def decide(self, game: Any, seat: int) -> Action:
         self.moves += 1
         return search_decide(game.to_json(), seat, self.seed * 7919 + self.moves, self.samples)
+
+    def _setup(self, game: Any, seat: int) -> Any:
+        """困难's decision before play (:func:`paizhuo_engine.ai.setup_search.search_setup`),
+        its CPU counted with the plays'."""
+        t = time.process_time()
+        self.moves += 1
+        choice = search_setup(game.to_json(), seat, self.seed * 7919 + self.moves, self.samples)
+        self.cpu += time.process_time() - t
+        self.decisions += 1
+        return choice
+
+    def bid(self, game: WGame, seat: int) -> int:
+        return int(self._setup(game, seat))
+
+    def bury(self, game: WGame, seat: int) -> list[int]:
+        return list(self._setup(game, seat))
+
+    def declare(self, game: ZGame, seat: int) -> str:
+        return str(self._setup(game, seat))
 
 class Today(Player):
     """The 托管 the bot had before the computer player: FollowingStrategy (手把一:

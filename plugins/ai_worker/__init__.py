@@ -17,22 +17,27 @@ from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from importlib.machinery import ModuleSpec
 from typing import Any
 
-from paizhuo_engine.ai.search import search_decide
+from paizhuo_engine.ai.search import game_from_json, search_decide
+from paizhuo_engine.ai.setup_search import Setup, search_setup, setup_phase
 from paizhuo_engine.ai.simple import Action
 
 SAMPLES_CAP = 64
 """困难 plays at most this many sampled deals per candidate, whatever the budget."""
 
 
-def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action:
-    """:func:`paizhuo_engine.ai.search.search_decide` on ``state`` until 70% of ``budget_ms`` is
-    spent (the clock is read here, not in the engine)."""
+def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action | Setup:
+    """困难's decision on ``state`` until 70% of ``budget_ms`` is spent (the clock is read
+    here, not in the engine): a decision before play (挖坑 bid or burial, 抓特务 明 / 暗)
+    by :func:`paizhuo_engine.ai.setup_search.search_setup` when the seat owes one, else its
+    play by :func:`paizhuo_engine.ai.search.search_decide`."""
     deadline = time.monotonic() + budget_ms * 0.7 / 1000
 
     def stop() -> bool:
         return time.monotonic() >= deadline
 
     try:
+        if setup_phase(game_from_json(state), seat) is not None:
+            return search_setup(state, seat, seed, SAMPLES_CAP, stop)
         return search_decide(state, seat, seed, SAMPLES_CAP, stop)
     except StopIteration as err:  # cannot cross into an asyncio future as it is
         raise RuntimeError("search failed") from err
@@ -141,7 +146,7 @@ class SearchPool:
         future.add_done_callback(self._release)
         return Search(future, budget_ms, self.clock(), executor)
 
-    async def result(self, search: Search) -> Action | None:
+    async def result(self, search: Search) -> Action | Setup | None:
         """The answer of a search :meth:`start` submitted, waiting at most what is left of
         90% of its budget (none when it is spent); ``None`` when it ran out, was cancelled
         or the worker failed."""
@@ -175,8 +180,10 @@ class SearchPool:
         self.searched += 1
         return action
 
-    async def search(self, state: dict, seat: int, seed: int, budget_ms: int) -> Action | None:
-        """困难's action, or ``None`` when the pool is full, the budget ran out, or the
+    async def search(self, state: dict, seat: int, seed: int,
+                     budget_ms: int) -> Action | Setup | None:
+        """困难's decision (an action, or a decision before play: :func:`worker_search`),
+        or ``None`` when the pool is full, the budget ran out, or the
         worker failed. Waits at most ``budget_ms`` (plus scheduling)."""
         search = self.start(state, seat, seed, budget_ms)
         if search is None:

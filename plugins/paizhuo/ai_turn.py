@@ -3,7 +3,9 @@ search off the event loop.
 
 * 简单 plays the game's simple rule, 普通 the planner (both in the event loop: well under
   a millisecond at the median, :mod:`bench.ai_bench`).
-* 困难 runs :func:`paizhuo_engine.ai.search.search_decide` in a worker process
+* 困难 runs :func:`paizhuo_engine.ai.search.search_decide` — and, for a computer seat's
+  decision before play (挖坑 叫分 / 扣底, 抓特务 明 / 暗),
+  :func:`paizhuo_engine.ai.setup_search.search_setup` — in a worker process
   (:class:`SearchPool`, a ``ProcessPoolExecutor``) with the group's 困难用时 as its budget:
   the worker stops sampling when the budget is near, the event loop waits at most the
   budget, and a full pool (``PAIZHUO_AI_SEARCHES`` searches running), a timeout, a killed worker
@@ -26,7 +28,8 @@ run after one pause (the run is one post): when the first one's search answers, 
 state its move will leave is made on a copy (the adapter's own ``computer_turn`` with
 that answer) and, when a computer seat moves next at 困难, its search starts then, still
 in the pause (:func:`_next`); and so on down the run. Each decision gets its full budget,
-and with searches that fit the pause none of them delays the run's post.
+and with searches that fit the pause none of them delays the run's post. Decisions
+before play (叫分, 扣底, 明 / 暗) are searched when the pause ends, as before.
 
 The chat layer calls :func:`prepare` (async, under the table lock) just before the
 adapter's synchronous ``computer_turn`` / ``auto_move``; it leaves the level and the
@@ -47,6 +50,7 @@ from typing import Any
 
 from paizhuo_ai_worker import Search, SearchPool
 from paizhuo_engine.ai.levels import NORMAL, simple_strategy
+from paizhuo_engine.ai.setup_search import Setup, setup_phase
 from paizhuo_engine.ai.simple import Action
 
 DEFAULT_BUDGET_MS = 300
@@ -55,21 +59,24 @@ DEFAULT_BUDGET_MS = 300
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The level for one decision and, for 困难, the searched action for ``seat`` at the
-    game state of ``moves`` log entries (``None``: decide at 普通); ``ahead``: the search
-    started when the pause began (:func:`ahead`)."""
+    game state of ``moves`` log entries (``None``: decide at 普通) — or, before play, the
+    searched ``setup`` decision (挖坑 bid / burial, 抓特务 明 / 暗) of the ``phase`` it was
+    searched in; ``ahead``: the search started when the pause began (:func:`ahead`)."""
 
     level: str
     seat: int = -1
     moves: int = -1
     action: Action | None = None
+    phase: str | None = None
+    setup: Setup | None = None
     ahead: bool = False
 
     def searched(self) -> str:
-        """For the log: how 困难's action came (``ahead``, ``now``, ``none``: 普通 decided);
-        empty at the other levels."""
+        """For the log: how 困难's decision came (``ahead``, ``now``, ``none``: 普通
+        decided); empty at the other levels."""
         if self.level != "困难" or self.seat < 0:
             return ""
-        if self.action is None:
+        if (self.setup if self.phase is not None else self.action) is None:
             return "none"
         return "ahead" if self.ahead else "now"
 
@@ -238,6 +245,8 @@ def _next(entry: _Ahead) -> None:
         if future.cancelled() or future.exception() is not None:
             return
         action = future.result()
+        if not isinstance(action, Action):
+            return
         seat, moves = entry.key[3], entry.key[4]
         adapter = table.adapter
         game = adapter.load(entry.state)
@@ -309,19 +318,53 @@ async def prepare(table: Any, seat: int) -> Choice:
     except Exception:  # noqa: BLE001 - a game without the setting
         level = "普通"
     game = table.engine
-    if level != "困难" or getattr(game, "phase", None) != "play" or getattr(game, "over", True) \
-            or getattr(game, "turn", None) != seat:
-        with contextlib.suppress(Exception):
-            forget(table)
+    if level != "困难" or getattr(game, "over", True):
+        forget(table)
+        return Choice(level)
+    phase = setup_phase(game, seat)
+    from .games.base import is_computer  # the games import this module
+
+    if phase is not None and not is_computer(table.seats[seat].user_id):
+        forget(table)
+        return Choice(level)  # a person's bid or answer that timed out: the timeout rule
+    if phase is None and (getattr(game, "phase", None) != "play"
+                          or getattr(game, "turn", None) != seat):
+        forget(table)
         return Choice(level)
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
+    if phase is not None:  # before play: searched when its time comes
+        forget(table)
+        seed = search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log),
+                           seat)
+        seed = zlib.crc32(f"{seed}:{phase}".encode())
+        found = await pool().search(game.to_json(), seat, seed, budget)
+        return Choice(level, seat, len(game.log), phase=phase,
+                      setup=None if isinstance(found, Action) else found)
     state = game.to_json()
     started = _take(table, _key(table, game, seat, budget), state)
     if started is not None:
-        action = await pool().result(started)
+        found = await pool().result(started)
     else:
-        action = await pool().search(state, seat, _seed(table, game, seat), budget)
-    return Choice(level, seat, len(game.log), action, started is not None)
+        found = await pool().search(state, seat, _seed(table, game, seat), budget)
+    return Choice(level, seat, len(game.log), found if isinstance(found, Action) else None,
+                  ahead=started is not None)
+
+
+def searched_setup(game: Any, seat: int, normal: Setup) -> Setup:
+    """The decision before play (挖坑 叫分 / 扣底, 抓特务 明 / 暗) a computer seat takes:
+    困难's searched one when :func:`deciding` holds it for this seat and phase, else
+    ``normal`` (普通's rule of thumb, :mod:`paizhuo_engine.ai.decisions`)."""
+    choice = CHOICE.get()
+    phase = setup_phase(game, seat)
+    if (choice is None or choice.setup is None or choice.seat != seat
+            or choice.phase != phase or choice.moves != len(game.log)):
+        return normal
+    value = choice.setup
+    fits = (value in game.bid_options(seat) if phase == "bid"
+            else isinstance(value, tuple) and len(set(value)) == 4
+            and set(value) <= set(game.hands[seat]) if phase == "bury"
+            else value in game.declare_choices())
+    return value if fits else normal
 
 
 @contextlib.contextmanager

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from chat_support import A, B, C, expect_group, expect_private, gmsg, make_bot, seat_table
+from chat_support import GROUP, A, B, C, expect_group, expect_private, gmsg, make_bot, seat_table
 from nonebug import App
 from support import cards
 
 from nonebot_plugin_paizhuo import ai_turn
 from nonebot_plugin_paizhuo.actions import deadlines
-from nonebot_plugin_paizhuo.tables import Table, now_utc
+from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
+from paizhuo_engine.ai.decisions import choose_bid, choose_bury
 from paizhuo_engine.ai.simple import PASS
+from paizhuo_engine.cards import format_cards
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
 
 HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K")]
 
@@ -80,3 +85,69 @@ async def test_hard_level_without_an_answer_plays_at_normal(app: App, monkeypatc
         expect_private(ctx, B, "手牌（3 张）")
         await fire(table)
     assert fake.asked == [(1, 300)]
+
+
+async def wakeng_of_computers(seed: int) -> Table:
+    """A 挖坑 table (RULES.md W-2) of one person and two computer seats at 困难, dealt so
+    that a computer bids first, its pause armed."""
+    game = next(g for s in range(seed, seed + 50)
+                if (g := WGame.deal(WRules(), s)).bidder == 1)
+    table = Table(group_id=str(GROUP), game="挖坑", size=3, opener=str(A),
+                  seats=[SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"),
+                         SeatView("ai:2", "电脑2")],
+                  settings={"ai_level": "困难"}, created_at=now_utc(), started_at=now_utc(),
+                  uid="setup-test", engine=game, status=PLAYING, account="10001")
+    REGISTRY.add(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    return table
+
+
+async def computers_act(table: Table) -> None:
+    table.computer_at = now_utc() - timedelta(seconds=1)
+    deadlines.schedule(table)
+    await deadlines._timers[table.group_id]
+
+
+async def test_hard_computer_bids_and_buries_as_searched(app: App, monkeypatch) -> None:
+    """W-2 / W-3 at 困难: a computer seat's bid and burial are the searched ones (asked of
+    the pool for that seat and phase), not 普通's rules of thumb; the group sees the bid
+    and that the burial is done, never the buried cards (G-4). An answer that does not fit
+    the phase is not taken."""
+    table = await wakeng_of_computers(0)
+    game = table.engine
+    normal_bid = choose_bid(game.hands[1], game.bid_options(1), False)
+    searched = 3 if normal_bid != 3 else 1
+    hand = game.hands[1]
+    normal = choose_bury(hand, game.rules.rank_order())
+    other = tuple(sorted(c for c in hand if c not in normal)[:4])
+    asked: list[str | None] = []
+
+    class PhasePool:
+        async def search(self, state: dict, seat: int, seed: int, budget_ms: int):
+            asked.append(table.engine.phase)
+            return {"bid": searched, "bury": other}.get(table.engine.phase)
+
+    monkeypatch.setattr(ai_turn, "pool", lambda: PhasePool())
+    async with app.test_matcher() as ctx:
+        make_bot(ctx)
+        expect_group(ctx, f"电脑1 叫 {searched}",
+                     without=("超时", *format_cards(list(other)).split()))
+        await computers_act(table)
+    assert game.bids[1] == searched
+    assert asked[:1] == ["bid"]
+    assert game.digger == 1 and "bury" in asked and game.buried == list(other)
+
+
+def test_a_searched_answer_that_does_not_fit_the_phase_is_not_taken() -> None:
+    """A stale or malformed search answer (a bid where cards to bury are due, cards not in
+    the hand) gives 普通's own choice."""
+    game = WGame.deal(WRules(), 3)
+    seat = game.bidder
+    with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=(1, 2, 3, 4))):
+        assert ai_turn.searched_setup(game, seat, 0) == 0
+    with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=9)):
+        assert ai_turn.searched_setup(game, seat, 0) == 0
+    with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=2)):
+        assert ai_turn.searched_setup(game, seat, 0) == 2
+        assert ai_turn.searched_setup(game, (seat + 1) % 3, 0) == 0

@@ -30,6 +30,7 @@ from paizhuo_engine.readings import WAKENG, WAKENG_SHAANXI
 from paizhuo_engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from paizhuo_engine.wakeng.rules import SCHEMA, WRules
 
+from ..ai_turn import searched_setup
 from ..messaging import plain
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
@@ -114,19 +115,22 @@ class WakengAdapter(ClimbingAdapter):
         return super().waiting_seats(game)
 
     def computer_turn(self, game: WGame, seats: list[SeatView], seat: int) -> list[Say]:
-        """W-2 叫分 by hand strength, W-3 扣底 keeping 5 / 10 / K out of the bottom, else play."""
+        """W-2 叫分 by hand strength, W-3 扣底 keeping 5 / 10 / K out of the bottom (困难:
+        both searched, :func:`~nonebot_plugin_paizhuo.ai_turn.searched_setup`), else play."""
         if game.over:
             return []
         if game.phase == "bid":
             if seat != game.bidder:
                 return []
             bid = choose_bid(game.hands[seat], game.bid_options(seat), game.rules.shaanxi)
+            bid = int(searched_setup(game, seat, bid))  # type: ignore[arg-type]
             return self.act(game, seats, seat, "bid", str(bid))
         if game.phase == "bury":
             if seat != game.digger:
                 return []
             avoid = frozenset() if game.rules.shaanxi else SCORE_RANKS
             cards = choose_bury(game.hands[seat], game.rules.rank_order(), avoid=avoid)
+            cards = list(searched_setup(game, seat, tuple(cards)))  # type: ignore[arg-type]
             return self.answer(game, seats, seat, "扣 " + format_cards(cards)) or []
         return super().computer_turn(game, seats, seat)
 

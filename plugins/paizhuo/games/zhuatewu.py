@@ -29,6 +29,7 @@ from paizhuo_engine.readings import ZHUATEWU
 from paizhuo_engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import SCHEMA, ZRules
 
+from ..ai_turn import searched_setup
 from ..messaging import plain
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
@@ -215,7 +216,8 @@ class ZhuatewuAdapter(ClimbingAdapter):
         return super().waiting_seats(game)
 
     def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int) -> list[Say]:
-        """Z-8 还贡 with the cheapest cards, Z-9 明 / 暗 by hand strength, else play."""
+        """Z-8 还贡 with the cheapest cards, Z-9 明 / 暗 by hand strength (困难: searched,
+        :func:`~nonebot_plugin_paizhuo.ai_turn.searched_setup`), else play."""
         if game.phase == "tribute":
             exchange = game.next_return(seat)
             if exchange is None:
@@ -226,6 +228,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
             if seat not in game.awaiting_declare():
                 return []
             choice = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
+            choice = str(searched_setup(game, seat, choice))
             return self.answer(game, seats, seat, choice) or []
         return super().computer_turn(game, seats, seat)
 
