@@ -39,3 +39,13 @@ def slow_pass(state: dict, seat: int, seed: int, budget_ms: int):
 
     time.sleep(1.0)
     return PASS
+
+
+def bid_three_bury_highest(state: dict, seat: int, seed: int, budget_ms: int):
+    """A search for 挖坑's decisions before play (W-2, W-3) that 普通 would not take: bid 3,
+    bury the seat's four highest card ids; in play, 普通 decides (no action)."""
+    if state.get("phase") == "bid":
+        return 3
+    if state.get("phase") == "bury":
+        return tuple(sorted(state["hands"][seat])[-4:])
+    return None

@@ -13,7 +13,7 @@ search off the event loop.
 
 When does 困难 search? Inside the computer player's pause (``PAIZHUO_COMPUTER_DELAY``), not
 after it: every saved change of a table ends in ``actions.deadlines.schedule``, which
-calls :func:`ahead`; when the table now waits for a computer seat in its play phase at
+calls :func:`ahead`; when the table now waits for a computer seat at
 困难 (``computer_at`` armed), that decision's search is submitted at once
 (:meth:`SearchPool.start`, same seed :func:`search_seed`, same budget) and remembered for
 the table, keyed by exactly the state it searched (group, game uid and number, seat, moves
@@ -29,7 +29,8 @@ state its move will leave is made on a copy (the adapter's own ``computer_turn``
 that answer) and, when a computer seat moves next at 困难, its search starts then, still
 in the pause (:func:`_next`); and so on down the run. Each decision gets its full budget,
 and with searches that fit the pause none of them delays the run's post. Decisions
-before play (叫分, 扣底, 明 / 暗) are searched when the pause ends, as before.
+before play (叫分, 扣底, 明 / 暗) are searched the same way: a computer bidder's search
+starts with its pause, and when it will dig, its burial's right after, in the pause.
 
 The chat layer calls :func:`prepare` (async, under the table lock) just before the
 adapter's synchronous ``computer_turn`` / ``auto_move``; it leaves the level and the
@@ -153,14 +154,21 @@ before it leads to (:func:`_next`). Process-local: a restart starts none."""
 
 def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, int] | None:
     """``(key, state, seed, budget_ms)`` of the 困难 search for the computer seat ``game``
-    (the table's, or the state a move will leave) waits for in its play phase; ``None``
-    when there is none. ``paused``: only while the table's computer pause is armed."""
+    (the table's, or the state a move will leave) waits for — its play, or its decision
+    before play (the first computer seat owing one); ``None`` when there is none.
+    ``paused``: only while the table's computer pause is armed."""
     from .games.base import is_computer  # not at import: the adapters import this module
 
     if (paused and getattr(table, "computer_at", None) is None) or not table.playing \
-            or getattr(game, "phase", None) != "play" or getattr(game, "over", True):
+            or getattr(game, "over", True):
         return None
-    seat = game.turn
+    if getattr(game, "phase", None) == "play":
+        seat = game.turn
+    else:  # a decision before play (挖坑 叫分 / 扣底, 抓特务 明 / 暗): the first computer's
+        seat = next((s for s in range(game.players) if setup_phase(game, s) is not None
+                     and is_computer(table.seats[s].user_id)), None)
+        if seat is None:
+            return None
     if not is_computer(table.seats[seat].user_id) or str(table.setting("ai_level")) != "困难":
         return None
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
@@ -171,11 +179,13 @@ def _key(table: Any, game: Any, seat: int, budget: int) -> tuple:
     """What a search is for: the group, its game (uid and number), the seat, the moves
     made, the budget (with the whole state, compared besides)."""
     return (str(table.group_id), getattr(table, "uid", None), int(getattr(table, "games", 0)),
-            seat, len(game.log), budget)
+            seat, len(game.log), budget, setup_phase(game, seat))
 
 
 def _seed(table: Any, game: Any, seat: int) -> int:
-    return search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log), seat)
+    seed = search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log), seat)
+    phase = setup_phase(game, seat)
+    return seed if phase is None else zlib.crc32(f"{seed}:{phase}".encode())
 
 
 def _log_failure(table: Any) -> None:
@@ -187,8 +197,9 @@ def _log_failure(table: Any) -> None:
 
 def ahead(table: Any) -> None:
     """The table was just saved and its timer armed (``deadlines.schedule``): when a
-    computer seat is to move in the play phase at 困难 (its pause, ``computer_at``,
-    begins), start that decision's search now in the pool, so that it runs during the
+    computer seat is to move at 困难 — a play, or a decision before play (挖坑 叫分 /
+    扣底, 抓特务 明 / 暗) — and its pause (``computer_at``) begins, start that decision's
+    search now in the pool, so that it runs during the
     pause; :func:`prepare` takes its answer when the pause ends. Searches already started
     for exactly this state (and the ones chained after it) are kept; any for another
     state are dropped. Never raises (a search that cannot start leaves the decision to
@@ -244,13 +255,15 @@ def _next(entry: _Ahead) -> None:
         future = entry.search.future
         if future.cancelled() or future.exception() is not None:
             return
-        action = future.result()
-        if not isinstance(action, Action):
+        found = future.result()
+        seat, moves, phase = entry.key[3], entry.key[4], entry.key[6]
+        if phase is None and not isinstance(found, Action):
             return
-        seat, moves = entry.key[3], entry.key[4]
+        choice = (Choice("困难", seat, moves, found) if phase is None
+                  else Choice("困难", seat, moves, phase=phase, setup=found))
         adapter = table.adapter
         game = adapter.load(entry.state)
-        with deciding(Choice("困难", seat, moves, action)):
+        with deciding(choice):
             adapter.computer_turn(game, table.seats, seat)
         wanted = _decision(table, game, paused=False)
         if wanted is not None:
@@ -332,20 +345,16 @@ async def prepare(table: Any, seat: int) -> Choice:
         forget(table)
         return Choice(level)
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
-    if phase is not None:  # before play: searched when its time comes
-        forget(table)
-        seed = search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log),
-                           seat)
-        seed = zlib.crc32(f"{seed}:{phase}".encode())
-        found = await pool().search(game.to_json(), seat, seed, budget)
-        return Choice(level, seat, len(game.log), phase=phase,
-                      setup=None if isinstance(found, Action) else found)
     state = game.to_json()
     started = _take(table, _key(table, game, seat, budget), state)
     if started is not None:
         found = await pool().result(started)
     else:
         found = await pool().search(state, seat, _seed(table, game, seat), budget)
+    if phase is not None:
+        return Choice(level, seat, len(game.log), phase=phase,
+                      setup=None if isinstance(found, Action) else found,
+                      ahead=started is not None)
     return Choice(level, seat, len(game.log), found if isinstance(found, Action) else None,
                   ahead=started is not None)
 

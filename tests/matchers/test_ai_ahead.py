@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from ai_pool_support import answer_pass, lowest_single, slow_pass
+from ai_pool_support import answer_pass, bid_three_bury_highest, lowest_single, slow_pass
 from chat_support import GROUP, A, B, C, gmsg, recording_bot
 from clock_support import SteppedClock
 from nonebug import App
@@ -23,8 +23,11 @@ from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
 from paizhuo_ai_worker import SearchPool
+from paizhuo_engine.ai.decisions import choose_bid
 from paizhuo_engine.ai.levels import NORMAL
 from paizhuo_engine.ai.simple import Action
+from paizhuo_engine.wakeng.game import WGame
+from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
 
@@ -257,3 +260,29 @@ async def test_a_restart_in_the_pause_searches_again(app: App, monkeypatch, cloc
     await pause_runs_out(clock, restored)
     assert restored.engine.log[-1] == [1, []]
     assert pool.asked == [(1, 1)] and pool.searched == 1
+
+
+async def test_decisions_before_play_are_searched_in_the_pause(app: App, monkeypatch, clock,
+                                                             install) -> None:
+    """W-2 / W-3 at 困难: a computer bidder's search starts when its pause begins; once it
+    answers (叫 3: it will dig), its burial's search starts too, still in the pause. When
+    the pause ends both answers are taken — no search is submitted again."""
+    pool = install(bid_three_bury_highest)
+    game = next(g for s in range(60) if (g := WGame.deal(WRules(), s)).bidder == 1
+                and choose_bid(g.hands[1], g.bid_options(1), False) != 3)
+    seats = [SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"), SeatView("ai:2", "电脑2")]
+    table = Table(group_id=str(GROUP), game="挖坑", size=3, opener=str(A), seats=seats,
+                  settings=dict(HARD), created_at=now_utc(), started_at=now_utc(),
+                  uid="ahead-setup", engine=game, status=PLAYING, account="10001", games=1)
+    REGISTRY.add(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    await quiet_bot(monkeypatch)
+    deadlines.schedule(table)
+    assert pool.asked == [(1, 0)]  # the bid, at the start of the pause
+    await until(lambda: len(pool.asked) >= 2 and pool.busy() == 0, "bid and burial searched")
+    assert pool.asked[:2] == [(1, 0), (1, 0)] and game.bids[1] is None
+    highest = sorted(game.hands[1])[-4:]
+    await pause_runs_out(clock, table)
+    assert table.engine.bids[1] == 3 and table.engine.buried == highest
+    assert pool.asked[:2] == [(1, 0), (1, 0)] and pool.searched >= 2
