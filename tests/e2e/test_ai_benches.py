@@ -14,8 +14,11 @@ def test_endgame_check_smallest_size() -> None:
 
 def test_tournament_hard_smallest_size() -> None:
     out = run("bench/tournament.py", "--deals", "1", "--jobs", "1", "--hero", "困难",
-              "--field", "普通", "--samples", "1", "--games", "手把一 2 人", timeout=300)
-    assert any(line.startswith("| 手把一 2 人 | 普通 |") for line in out.splitlines())
+              "--field", "普通", "--samples", "1", "--games", "挖坑 标准", "手把一 2 人",
+              timeout=300)
+    lines = out.splitlines()
+    for game in ("挖坑 标准", "手把一 2 人"):  # 挖坑: its bids and burial searched too
+        assert any(line.startswith(f"| {game} | 普通 |") for line in lines)
 
 
 def test_hard_budget_smallest_size() -> None:
