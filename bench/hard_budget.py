@@ -9,6 +9,10 @@ records the candidates compared, the samples completed and the CPU time. Prints 
 the median and 10th percentile of samples completed and the CPU per searched decision —
 the figure ``bench/tournament.py --samples`` should match so that its results stand for
 the default budget.
+
+``--setup``: the same for the decisions before play (挖坑 叫分 and 扣底, the 抓特务 spy's
+明 / 暗) by :func:`paizhuo_engine.ai.setup_search.search_setup`, on ``--games`` deals of
+each game that has them — the figure for ``bench/tournament.py --setup-samples``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 
 from paizhuo_engine.ai.search import search_decide  # noqa: E402
+from paizhuo_engine.ai.setup_search import (  # noqa: E402
+    normal_setup,
+    search_setup,
+    setup_phase,
+)
 from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
 
 
@@ -34,7 +43,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--cap", type=int, default=64, help="samples at most (the worker's)")
     parser.add_argument("--only", nargs="*", default=list(CONFIGS), help="subset of the games")
+    parser.add_argument("--setup", action="store_true",
+                        help="the decisions before play (bids, burials, 明/暗) instead")
     ns = parser.parse_args()
+    if ns.setup:
+        setup_budget(ns)
+        return
     normal = PlanStrategy()
     print(f"budget {ns.budget_ms} ms (search stops at 70%); {ns.games} games each")
     print("| 游戏 | 搜索的决定 | 候选 中位 | 补全 中位 | 补全 P10 | CPU/决定 中位 | CPU/决定 最长 |")
@@ -59,6 +73,53 @@ def main() -> None:
                 apply(game, seat, normal.choose(game, seat))
         samples.sort()
         print(f"| {name} | {len(samples)} | {statistics.median(cands):.0f} | "
+              f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
+              f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
+
+
+def setup_budget(ns: argparse.Namespace) -> None:
+    """``--setup``: samples completed per decision before play within the budget."""
+    from paizhuo_engine.wakeng.game import WGame
+    from paizhuo_engine.zhuatewu.game import ZGame
+
+    print(f"budget {ns.budget_ms} ms (search stops at 70%); {ns.games} deals each; "
+          "decisions before play")
+    print("| 游戏 | 决定 | 选项 中位 | 补全 中位 | 补全 P10 | CPU/决定 中位 | CPU/决定 最长 |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name in ns.only:
+        kind, players, rules = CONFIGS[name]
+        if kind == "shoubayi":
+            continue
+        samples, options, cpus = [], [], []
+        for seed in range(ns.games):
+            game = (WGame.deal(rules, 1000 + seed) if kind == "wakeng"
+                    else ZGame.deal(players, rules, 1000 + seed))
+            while not game.over and game.phase != "play":
+                owing = [s for s in range(players) if setup_phase(game, s)]
+                if not owing:
+                    break
+                for seat in owing:
+                    deadline = time.monotonic() + ns.budget_ms * 0.7 / 1000
+                    info: dict = {}
+                    t = time.process_time()
+                    search_setup(game.to_json(), seat, seed, ns.cap,
+                                 lambda d=deadline: time.monotonic() >= d, info=info)
+                    cpu = time.process_time() - t
+                    if info:
+                        samples.append(info["samples"])
+                        options.append(info["options"])
+                        cpus.append(cpu)
+                    choice = normal_setup(game, seat)
+                    if setup_phase(game, seat) == "bid":
+                        game.place_bid(seat, int(choice))
+                    elif setup_phase(game, seat) == "bury":
+                        game.bury(seat, list(choice))
+                    else:
+                        game.declare(seat, str(choice))
+        if not samples:
+            continue
+        samples.sort()
+        print(f"| {name} | {len(samples)} | {statistics.median(options):.0f} | "
               f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
               f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
 

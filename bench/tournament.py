@@ -116,6 +116,8 @@ class Hard(Computer):
     seeded by the deal and move number."""
 
     samples = 16
+    setup_samples = 16
+    """Deals per option for the decisions before play (``--setup-samples``)."""
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__()
@@ -131,7 +133,8 @@ class Hard(Computer):
         its CPU counted with the plays'."""
         t = time.process_time()
         self.moves += 1
-        choice = search_setup(game.to_json(), seat, self.seed * 7919 + self.moves, self.samples)
+        choice = search_setup(game.to_json(), seat, self.seed * 7919 + self.moves,
+                              self.setup_samples)
         self.cpu += time.process_time() - t
         self.decisions += 1
         return choice
@@ -310,8 +313,11 @@ def main() -> None:
     parser.add_argument("--hero", default="普通", help="the player measured: 普通, 困难, old")
     parser.add_argument("--samples", type=int, default=Hard.samples,
                         help="困难: deals per candidate")
+    parser.add_argument("--setup-samples", type=int, default=Hard.setup_samples,
+                        help="困难: deals per option for bids, burials and 明/暗")
     ns = parser.parse_args()
     Hard.samples = ns.samples
+    Hard.setup_samples = ns.setup_samples
     print(f"{ns.deals} duplicate deals (seeds {ns.first}–{ns.first + ns.deals - 1}) per game and "
           f"opponent field; hero {ns.hero}; 95% CI")
     print("| 游戏 | 对手 | 电脑 积分/局 | 电脑 胜率 | 对照 积分/局 | 对照 胜率 | 差 | CPU/决定 |")
