@@ -74,17 +74,19 @@ async def test_one_human_and_computers_finish_a_game(tmp_path: Path, game: str, 
     assert all(s["result"] in ("win", "draw", "loss") for s in seats)
 
 
-async def test_hard_computers_search_in_their_pause(tmp_path: Path) -> None:
+@pytest.mark.parametrize("game", ["手把一 3人", "挖坑"])
+async def test_hard_computers_search_in_their_pause(tmp_path: Path, game: str) -> None:
     """电脑难度 困难 with real worker processes: a whole game with two computer players;
-    their searches start when their pause begins and the moves use them (the bot's log
-    says how each 困难 move was decided), and nothing fails."""
+    their searches — 挖坑's bids and burial too (W-2, W-3) — start when their pause
+    begins and the moves use them (the bot's log says how each 困难 move was decided),
+    and nothing fails."""
     sim, human = world()
     async with bot_process(tmp_path, 7, delay="0.5") as bot:
         await sim.connect(bot.url, TOKEN)
         try:
-            await sim.group_message(GROUP, ADMIN, "/设置 手把一 电脑难度 困难")
+            await sim.group_message(GROUP, ADMIN, f"/设置 {game.split()[0]} 电脑难度 困难")
             await sim.wait_for_text("电脑难度", kind="group")
-            await sim.group_message(GROUP, HUMAN, "/开局 手把一 3人")
+            await sim.group_message(GROUP, HUMAN, f"/开局 {game}")
             await sim.wait_for_text("开了一桌", kind="group")
             since = sim.mark()
             await sim.group_message(GROUP, HUMAN, "/加机器人 2")
@@ -96,6 +98,8 @@ async def test_hard_computers_search_in_their_pause(tmp_path: Path) -> None:
     moves = [line for line in log.splitlines() if "event=computer_move" in line]
     assert moves and all("search=" in line for line in moves)
     assert any("search='ahead'" in line for line in moves)
+    if game == "挖坑":  # a computer bid (each seat bids once; two of three are computers)
+        assert any("phase='bid'" in line for line in moves)
     assert "search ahead failed" not in log and "Traceback" not in log
 
 

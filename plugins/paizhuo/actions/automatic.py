@@ -83,5 +83,8 @@ async def _computer_moves(table: Table) -> list[Say]:
             elif adapter.acting_seat(table.engine) == seat:
                 says += adapter.auto_move(table.engine, table.seats, seat, "超时")
         searched = choice.searched()
-        log_event(table, "computer_move", seat, **({"search": searched} if searched else {}))
+        extra = {"search": searched} if searched else {}
+        if searched and choice.phase is not None:
+            extra["phase"] = choice.phase  # a decision before play: 叫分 / 扣底 / 明暗
+        log_event(table, "computer_move", seat, **extra)
     return says
