@@ -148,6 +148,14 @@ class Hard(Computer):
     def declare(self, game: ZGame, seat: int) -> str:
         return str(self._setup(game, seat))
 
+class HardSetup(Hard):
+    """困难's decisions before play only (bids, burials, 明 / 暗), 普通's play: what the
+    setup search adds, measured apart (``--hero 困难开局``)."""
+
+    def decide(self, game: Any, seat: int) -> Action:
+        return self.strategy.choose(game, seat)
+
+
 class Today(Player):
     """The 托管 the bot had before the computer player: FollowingStrategy (手把一:
     BlockingStrategy with follow), the lowest bid it must make, the lowest 4 buried, 暗."""
@@ -255,9 +263,11 @@ def run_deal(args: tuple) -> tuple[float, float, float, float, float, int]:
         raise RuntimeError(f"deal {args}: {err!r}\n{traceback.format_exc()}") from None
 
 
-POLICIES = {"普通": Computer, "old": Old, "困难": Hard, "today": None, "random": None}
+POLICIES = {"普通": Computer, "old": Old, "困难": Hard, "困难开局": HardSetup, "today": None,
+            "random": None}
 """Players a table can be made of: 普通 (the computer player), old (before the endgame
-rules), 困难 (search), today (the 托管 before the computer player), random."""
+rules), 困难 (search), 困难开局 (困难's decisions before play, 普通's play), today (the
+托管 before the computer player), random."""
 
 
 def make(policy: str, seed: int, i: int) -> Player:
@@ -265,8 +275,8 @@ def make(policy: str, seed: int, i: int) -> Player:
         return Today()
     if policy == "random":
         return Random(seed * 31 + i)
-    if policy == "困难":
-        return Hard(seed * 31 + i)
+    if policy in ("困难", "困难开局"):
+        return POLICIES[policy](seed * 31 + i)
     return POLICIES[policy]()
 
 
@@ -310,7 +320,8 @@ def main() -> None:
     parser.add_argument("--games", nargs="*", default=list(CONFIGS), help="subset of the configs")
     parser.add_argument("--field", nargs="*", default=["today", "random"],
                         help="opponents: today, random, old, 普通, 困难")
-    parser.add_argument("--hero", default="普通", help="the player measured: 普通, 困难, old")
+    parser.add_argument("--hero", default="普通",
+                        help="the player measured: 普通, 困难, 困难开局, old")
     parser.add_argument("--samples", type=int, default=Hard.samples,
                         help="困难: deals per candidate")
     parser.add_argument("--setup-samples", type=int, default=Hard.setup_samples,
