@@ -68,17 +68,17 @@ def _bury_normal(hand: list[int], rules: Any) -> list[int]:
     return choose_bury(hand, rules.rank_order(), avoid=avoid)
 
 
-SCORE_CARDS_BURIED = 1
-"""Score cards (5 / 10 / K, W-6) a searched burial may hold at most. Measured: with up to
-four (×16) the play-outs' verdict was often wrong at great cost — a fast play-out
-overrates the digger — and the mean gain drowned in the spread; with one (×2) the gain
-stands clear of it (docs/ai.md, 开局前的决定)."""
+SCORE_CARDS_BURIED = 2
+"""Score cards (5 / 10 / K, W-6) a searched burial may hold at most. Measured on the same
+240 deals (docs/ai.md, 开局前的决定): with up to four (×16) the play-outs' verdict was
+often wrong at great cost — a fast play-out overrates the digger — and the gain drowned
+in the spread; with at most one (×2) or two (×4) it stands clear of it, two the higher."""
 
 
 def bury_options(hand: list[int], rules: Any) -> list[tuple[int, ...]]:
     """Cards the digger might bury (W-3): 普通's choice (the cheapest four, no 5 / 10 / K
     while the hand allows), then — where each 5 / 10 / K buried doubles the stakes (W-6,
-    not under 陕西) — the same with the cheapest one (up to :data:`SCORE_CARDS_BURIED`) of
+    not under 陕西) — the same with the cheapest one, two (up to :data:`SCORE_CARDS_BURIED`) of
     them put in place of the dearest of those four. Each option sorted, each once."""
     first = tuple(_bury_normal(hand, rules))
     out = [first]
