@@ -18,6 +18,7 @@ from paizhuo_engine.ai.simple import PASS
 from paizhuo_engine.cards import format_cards
 from paizhuo_engine.wakeng.game import WGame
 from paizhuo_engine.wakeng.rules import WRules
+from paizhuo_engine.zhuatewu.game import ZGame
 
 HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K")]
 
@@ -151,3 +152,36 @@ def test_a_searched_answer_that_does_not_fit_the_phase_is_not_taken() -> None:
     with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=2)):
         assert ai_turn.searched_setup(game, seat, 0) == 2
         assert ai_turn.searched_setup(game, (seat + 1) % 3, 0) == 0
+
+
+async def test_a_player_in_auto_play_is_moved_at_the_groups_level(app: App, monkeypatch) -> None:
+    """G-6: 电脑难度 is for computer seats, 托管 and timeouts alike — a player in 托管 moved
+    right after a computer player, in the same run, plays 困难's searched move (here 过),
+    not 普通's (which would beat the computer's lead)."""
+    hands = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K")]
+    table = Table(group_id=str(GROUP), game="抓特务", size=3, opener=str(A),
+                  seats=[SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"),
+                         SeatView(str(C), "玩家103")],
+                  settings={"ai_level": "困难", "ai_budget_ms": 200}, created_at=now_utc(),
+                  started_at=now_utc(), uid="auto-level", engine=ZGame.from_hands(hands, leader=1),
+                  status=PLAYING, account="10001", auto=[str(C)])
+    REGISTRY.add(table)
+    table.rearm()
+    await REGISTRY.save(table)
+    asked: list[int] = []
+
+    class SeatPool:
+        def start(self, *args):  # nothing searched ahead: each decision asks search()
+            return None
+
+        async def search(self, state: dict, seat: int, seed: int, budget_ms: int):
+            asked.append(seat)
+            return PASS if seat == 2 else None  # the computer: 普通
+
+    monkeypatch.setattr(ai_turn, "pool", lambda: SeatPool())
+    async with app.test_matcher() as ctx:
+        make_bot(ctx)
+        expect_group(ctx, "电脑1 出 ", "玩家103 过［托管］", at=A)
+        await computers_act(table)
+    assert asked == [1, 2]
+    assert table.engine.log[-1] == [2, []]

@@ -53,9 +53,10 @@ async def _automatic_move(table: Table, kind: str) -> list[Say]:
     if kind == "computer":
         return await _computer_moves(table)
     seat = adapter.acting_seat(table.engine)
-    if kind == "auto":
+    if kind == "auto":  # at the group's 电脑难度, as a timer's 托管 move (G-6)
         log_event(table, "auto_move", seat)
-        return adapter.auto_move(table.engine, table.seats, seat, "托管")
+        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
+            return adapter.auto_move(table.engine, table.seats, seat, "托管")
     log_event(table, "auto_pass", seat)
     return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
 
