@@ -11,8 +11,8 @@ the figure ``bench/tournament.py --samples`` should match so that its results st
 the default budget.
 
 ``--setup``: the same for the decisions before play (挖坑 叫分 and 扣底, the 抓特务 spy's
-明 / 暗) by :func:`paizhuo_engine.ai.setup_search.search_setup`, on ``--games`` deals of
-each game that has them — the figure for ``bench/tournament.py --setup-samples``.
+明 / 暗) by :func:`paizhuo_engine.ai.setup_search.search_setup` at twice the budget (as the
+bot gives them), on ``--games`` deals of each game that has them — the figure for ``bench/tournament.py --setup-samples``.
 """
 
 from __future__ import annotations
@@ -77,13 +77,19 @@ def main() -> None:
               f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
 
 
+SETUP_BUDGET_FACTOR = 2
+"""The bot gives a decision before play this many times 困难用时
+(``nonebot_plugin_paizhuo.ai_turn.SETUP_BUDGET_FACTOR``)."""
+
+
 def setup_budget(ns: argparse.Namespace) -> None:
     """``--setup``: samples completed per decision before play within the budget."""
     from paizhuo_engine.wakeng.game import WGame
     from paizhuo_engine.zhuatewu.game import ZGame
 
-    print(f"budget {ns.budget_ms} ms (search stops at 70%); {ns.games} deals each; "
-          "decisions before play")
+    budget = ns.budget_ms * SETUP_BUDGET_FACTOR
+    print(f"budget {budget} ms ({SETUP_BUDGET_FACTOR} × {ns.budget_ms}, search stops at 70%); "
+          f"{ns.games} deals each; decisions before play")
     print("| 游戏 | 决定 | 选项 中位 | 补全 中位 | 补全 P10 | CPU/决定 中位 | CPU/决定 最长 |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in ns.only:
@@ -99,7 +105,7 @@ def setup_budget(ns: argparse.Namespace) -> None:
                 if not owing:
                     break
                 for seat in owing:
-                    deadline = time.monotonic() + ns.budget_ms * 0.7 / 1000
+                    deadline = time.monotonic() + budget * 0.7 / 1000
                     info: dict = {}
                     t = time.process_time()
                     search_setup(game.to_json(), seat, seed, ns.cap,

@@ -171,8 +171,22 @@ def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, in
             return None
     if not is_computer(table.seats[seat].user_id) or str(table.setting("ai_level")) != "困难":
         return None
-    budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
+    budget = decision_budget(table, game, seat)
     return _key(table, game, seat, budget), game.to_json(), _seed(table, game, seat), budget
+
+
+SETUP_BUDGET_FACTOR = 2
+"""A decision before play (叫分, 扣底, 明 / 暗) searches this many times the group's 困难用时:
+it comes once or twice a game and sets the stakes of the whole game, and each of its
+play-outs is a whole game (about twice a play's). With the defaults (300 ms, a 1 s pause)
+it still ends inside the computer's pause, the burial's chained right after the bid's."""
+
+
+def decision_budget(table: Any, game: Any, seat: int) -> int:
+    """The search budget in ms for ``seat``'s decision in ``game``: the group's 困难用时,
+    × :data:`SETUP_BUDGET_FACTOR` for a decision before play."""
+    budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
+    return budget * SETUP_BUDGET_FACTOR if setup_phase(game, seat) is not None else budget
 
 
 def _key(table: Any, game: Any, seat: int, budget: int) -> tuple:
@@ -344,7 +358,7 @@ async def prepare(table: Any, seat: int) -> Choice:
                           or getattr(game, "turn", None) != seat):
         forget(table)
         return Choice(level)
-    budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
+    budget = decision_budget(table, game, seat)
     state = game.to_json()
     started = _take(table, _key(table, game, seat, budget), state)
     if started is not None:

@@ -123,10 +123,12 @@ async def test_hard_computer_bids_and_buries_as_searched(app: App, monkeypatch) 
     normal = choose_bury(hand, game.rules.rank_order())
     other = tuple(sorted(c for c in hand if c not in normal)[:4])
     asked: list[str | None] = []
+    budgets: dict[str, int] = {}
 
     class PhasePool:
         async def search(self, state: dict, seat: int, seed: int, budget_ms: int):
             asked.append(table.engine.phase)
+            budgets[table.engine.phase] = budget_ms
             return {"bid": searched, "bury": other}.get(table.engine.phase)
 
     monkeypatch.setattr(ai_turn, "pool", lambda: PhasePool())
@@ -138,6 +140,9 @@ async def test_hard_computer_bids_and_buries_as_searched(app: App, monkeypatch) 
     assert game.bids[1] == searched
     assert asked[:1] == ["bid"]
     assert game.digger == 1 and "bury" in asked and game.buried == list(other)
+    # A decision before play searches twice the group's 困难用时 (default 300 ms), a play once.
+    assert budgets["bid"] == budgets["bury"] == 2 * ai_turn.DEFAULT_BUDGET_MS
+    assert budgets.get("play", ai_turn.DEFAULT_BUDGET_MS) == ai_turn.DEFAULT_BUDGET_MS
 
 
 def test_a_searched_answer_that_does_not_fit_the_phase_is_not_taken() -> None:
@@ -185,3 +190,16 @@ async def test_a_player_in_auto_play_is_moved_at_the_groups_level(app: App, monk
         await computers_act(table)
     assert asked == [1, 2]
     assert table.engine.log[-1] == [2, []]
+
+
+def test_the_budget_benchmark_measures_the_bots_budget_before_play() -> None:
+    """``bench/hard_budget.py --setup`` measures decisions before play at the budget the bot
+    gives them (its own copy of the factor must not drift)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "hard_budget.py"
+    spec = importlib.util.spec_from_file_location("hard_budget_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.SETUP_BUDGET_FACTOR == ai_turn.SETUP_BUDGET_FACTOR
