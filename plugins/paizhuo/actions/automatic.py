@@ -64,8 +64,8 @@ async def _automatic_move(table: Table, kind: str) -> list[Say]:
 async def _computer_moves(table: Table) -> list[Say]:
     """Every computer player the game waits for acts, through the same engine calls as a
     human's move; a failing strategy falls back to the timeout rule (never stalls). At
-    困难, ``ai_turn.prepare`` takes the search started when the pause began (in a play
-    phase the game waits for one seat; prompt phases have no search)."""
+    困难, ``ai_turn.prepare`` takes the search started when the pause began — a play, or
+    a decision before play (叫分, 扣底, 明 / 暗) — or starts one."""
     adapter = table.adapter
     says: list[Say] = []
     for seat in adapter.waiting_seats(table.engine):
