@@ -28,9 +28,9 @@ async def test_features_meet_postgres_account_moves(tmp_path: Path) -> None:
     from pg_support import fresh_pg_url
 
     url = await fresh_pg_url()
-    report = await Combo(tmp_path, 21, pg_url=url).run(60)
+    report = await Combo(tmp_path, 24, pg_url=url).run(60)
     assert report.steps == 60
-    assert report.commands >= 30 and report.restarts >= 1
+    assert report.commands >= 30 and report.restarts >= 1 and report.moves_of_account >= 1
 
 
 @pytest.mark.soak
