@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tournament import CONFIGS, apply, deal_to_play  # noqa: E402
 
+from paizhuo_ai_worker import SETUP_BUDGET_FACTOR  # noqa: E402
 from paizhuo_engine.ai.search import search_decide  # noqa: E402
 from paizhuo_engine.ai.setup_search import (  # noqa: E402
     normal_setup,
@@ -75,11 +76,6 @@ def main() -> None:
         print(f"| {name} | {len(samples)} | {statistics.median(cands):.0f} | "
               f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
               f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
-
-
-SETUP_BUDGET_FACTOR = 2
-"""The bot gives a decision before play this many times 困难用时
-(``nonebot_plugin_paizhuo.ai_turn.SETUP_BUDGET_FACTOR``)."""
 
 
 def setup_budget(ns: argparse.Namespace) -> None:

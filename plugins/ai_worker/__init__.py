@@ -24,6 +24,12 @@ from paizhuo_engine.ai.simple import Action
 SAMPLES_CAP = 64
 """困难 plays at most this many sampled deals per candidate, whatever the budget."""
 
+SETUP_BUDGET_FACTOR = 2
+"""A decision before play (叫分, 扣底, 明 / 暗) searches this many times the group's 困难用时:
+it comes once or twice a game and sets the stakes of the whole game, and each of its
+play-outs is a whole game (about twice a play's). With the defaults (300 ms, a 1 s pause)
+it still ends inside the computer's pause, the burial's chained right after the bid's."""
+
 
 def worker_search(state: dict, seat: int, seed: int, budget_ms: int) -> Action | Setup:
     """困难's decision on ``state`` until 70% of ``budget_ms`` is spent (the clock is read

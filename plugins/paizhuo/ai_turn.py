@@ -49,7 +49,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from paizhuo_ai_worker import Search, SearchPool
+from paizhuo_ai_worker import SETUP_BUDGET_FACTOR, Search, SearchPool
 from paizhuo_engine.ai.levels import NORMAL, simple_strategy
 from paizhuo_engine.ai.setup_search import Setup, setup_phase
 from paizhuo_engine.ai.simple import Action
@@ -175,16 +175,9 @@ def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, in
     return _key(table, game, seat, budget), game.to_json(), _seed(table, game, seat), budget
 
 
-SETUP_BUDGET_FACTOR = 2
-"""A decision before play (叫分, 扣底, 明 / 暗) searches this many times the group's 困难用时:
-it comes once or twice a game and sets the stakes of the whole game, and each of its
-play-outs is a whole game (about twice a play's). With the defaults (300 ms, a 1 s pause)
-it still ends inside the computer's pause, the burial's chained right after the bid's."""
-
-
 def decision_budget(table: Any, game: Any, seat: int) -> int:
     """The search budget in ms for ``seat``'s decision in ``game``: the group's 困难用时,
-    × :data:`SETUP_BUDGET_FACTOR` for a decision before play."""
+    × ``paizhuo_ai_worker.SETUP_BUDGET_FACTOR`` for a decision before play."""
     budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS)
     return budget * SETUP_BUDGET_FACTOR if setup_phase(game, seat) is not None else budget
 

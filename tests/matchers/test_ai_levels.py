@@ -191,15 +191,3 @@ async def test_a_player_in_auto_play_is_moved_at_the_groups_level(app: App, monk
     assert asked == [1, 2]
     assert table.engine.log[-1] == [2, []]
 
-
-def test_the_budget_benchmark_measures_the_bots_budget_before_play() -> None:
-    """``bench/hard_budget.py --setup`` measures decisions before play at the budget the bot
-    gives them (its own copy of the factor must not drift)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "hard_budget.py"
-    spec = importlib.util.spec_from_file_location("hard_budget_bench", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.SETUP_BUDGET_FACTOR == ai_turn.SETUP_BUDGET_FACTOR
