@@ -22,6 +22,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,6 +35,7 @@ from paizhuo_engine.ai.setup_search import (  # noqa: E402
     normal_setup,
     search_setup,
     setup_phase,
+    take_setup,
 )
 from paizhuo_engine.ai.strategy import PlanStrategy  # noqa: E402
 
@@ -61,21 +63,33 @@ def main() -> None:
             game = deal_to_play(kind, players, rules, 1000 + seed)
             while not game.over:
                 seat = game.turn
-                deadline = time.monotonic() + ns.budget_ms * 0.7 / 1000
-                info: dict = {}
-                t = time.process_time()
-                search_decide(game.to_json(), seat, seed, ns.cap,
-                              lambda d=deadline: time.monotonic() >= d, info=info)
-                cpu = time.process_time() - t
+                info, cpu = timed(search_decide, game, seat, seed, ns.cap, ns.budget_ms)
                 if info:
                     samples.append(info["samples"])
                     cands.append(info["candidates"])
                     cpus.append(cpu)
                 apply(game, seat, normal.choose(game, seat))
-        samples.sort()
-        print(f"| {name} | {len(samples)} | {statistics.median(cands):.0f} | "
-              f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
-              f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
+        print_row(name, cands, samples, cpus)
+
+
+def timed(search: Any, game: Any, seat: int, seed: int, cap: int,
+          budget_ms: int) -> tuple[dict, float]:
+    """Run ``search`` (``search_decide`` / ``search_setup``) the way the worker does — stop
+    at 70% of ``budget_ms``, wall clock — and return its ``info`` and CPU seconds."""
+    deadline = time.monotonic() + budget_ms * 0.7 / 1000
+    info: dict = {}
+    t = time.process_time()
+    search(game.to_json(), seat, seed, cap, lambda: time.monotonic() >= deadline, info=info)
+    return info, time.process_time() - t
+
+
+def print_row(name: str, compared: list[int], samples: list[int], cpus: list[float]) -> None:
+    """One table row: decisions, median moves (options) compared, median and P10 samples
+    completed, median and longest CPU per decision."""
+    samples = sorted(samples)
+    print(f"| {name} | {len(samples)} | {statistics.median(compared):.0f} | "
+          f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
+          f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
 
 
 def setup_budget(ns: argparse.Namespace) -> None:
@@ -101,29 +115,14 @@ def setup_budget(ns: argparse.Namespace) -> None:
                 if not owing:
                     break
                 for seat in owing:
-                    deadline = time.monotonic() + budget * 0.7 / 1000
-                    info: dict = {}
-                    t = time.process_time()
-                    search_setup(game.to_json(), seat, seed, ns.cap,
-                                 lambda d=deadline: time.monotonic() >= d, info=info)
-                    cpu = time.process_time() - t
+                    info, cpu = timed(search_setup, game, seat, seed, ns.cap, budget)
                     if info:
                         samples.append(info["samples"])
                         options.append(info["options"])
                         cpus.append(cpu)
-                    choice = normal_setup(game, seat)
-                    if setup_phase(game, seat) == "bid":
-                        game.place_bid(seat, int(choice))
-                    elif setup_phase(game, seat) == "bury":
-                        game.bury(seat, list(choice))
-                    else:
-                        game.declare(seat, str(choice))
-        if not samples:
-            continue
-        samples.sort()
-        print(f"| {name} | {len(samples)} | {statistics.median(options):.0f} | "
-              f"{statistics.median(samples):.0f} | {samples[len(samples) // 10]} | "
-              f"{statistics.median(cpus) * 1e3:.0f} ms | {max(cpus) * 1e3:.0f} ms |", flush=True)
+                    take_setup(game, seat, normal_setup(game, seat))
+        if samples:
+            print_row(name, options, samples, cpus)
 
 
 if __name__ == "__main__":

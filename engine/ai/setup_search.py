@@ -161,7 +161,10 @@ def sample_setup_world(game: Any, seat: int, rng: random.Random,
     return world
 
 
-def _take(world: Any, seat: int, option: Setup) -> None:
+def take_setup(world: Any, seat: int, option: Setup) -> None:
+    """``seat`` takes ``option`` for the decision before play it owes in ``world`` (bid,
+    burial or 明 / 暗), through the game's own calls (which raise ``MoveError`` when it is
+    not allowed)."""
     phase = setup_phase(world, seat)
     if phase == "bid":
         world.place_bid(seat, int(option))  # type: ignore[arg-type]
@@ -197,7 +200,7 @@ def finish(world: Any, seat: int) -> float:
             break
         for s in waiting:
             if setup_phase(world, s):
-                _take(world, s, normal_setup(world, s))
+                take_setup(world, s, normal_setup(world, s))
     secret = frozenset(getattr(world, "spy_cards", ()))
     views = known_sides(world)
     for _ in range(ROLLOUT_MOVES):
@@ -241,7 +244,7 @@ def search_setup(state: dict, seat: int, seed: int, samples: int = 16,
             if stop is not None and stop():
                 break
             copy = type(world).from_json(data)
-            _take(copy, seat, option)
+            take_setup(copy, seat, option)
             points.append(finish(copy, seat))
         if len(points) < len(options):
             break

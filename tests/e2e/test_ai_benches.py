@@ -27,6 +27,14 @@ def test_hard_budget_smallest_size() -> None:
     assert any(line.startswith("| 挖坑 标准 |") for line in out.splitlines())
 
 
+def test_hard_budget_before_play_smallest_size() -> None:
+    out = run("bench/hard_budget.py", "--setup", "--games", "1", "--budget-ms", "30",
+              "--only", "挖坑 标准", "抓特务 4 人", timeout=300)
+    lines = out.splitlines()
+    assert any(line.startswith("| 挖坑 标准 |") for line in lines)
+    assert "budget 60 ms (2 × 30" in out
+
+
 def test_ai_load_smallest_size() -> None:
     out = run("bench/ai_load.py", "--tables", "2", "--seconds", "2", "--delay", "0.2", timeout=300)
     assert "decision time: p50" in out and "event-loop stalls" in out

@@ -126,3 +126,17 @@ def unexpected_calls_fail(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(ApiContext, "got_call_api", checked)
     yield
     assert not failures, failures
+
+
+@pytest.fixture
+def clock():
+    """The tables' deadlines on a :class:`clock_support.SteppedClock` (``tables.use_clock``)
+    for one test: time moves only when the test moves it."""
+    from clock_support import SteppedClock
+
+    from nonebot_plugin_paizhuo import tables  # after nonebug's init: the plugin needs it
+
+    fake = SteppedClock()
+    tables.use_clock(fake)
+    yield fake
+    tables.use_clock(tables.SystemClock())

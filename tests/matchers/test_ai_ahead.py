@@ -50,14 +50,6 @@ class RecordingPool(SearchPool):
 
 
 @pytest.fixture
-def clock():
-    fake = SteppedClock()
-    tables.use_clock(fake)
-    yield fake
-    tables.use_clock(tables.SystemClock())
-
-
-@pytest.fixture
 def install(monkeypatch):
     """Put a :class:`RecordingPool` in as the bot's search pool (shut down after)."""
     made: list[SearchPool] = []

@@ -32,14 +32,6 @@ from nonebot_plugin_paizhuo.tables import REGISTRY, timer_now
 HANDS = [cards("3 4 77 9"), cards("A 5 8 Q"), cards("66 10 K")]
 
 
-@pytest.fixture
-def clock():
-    fake = SteppedClock()
-    tables.use_clock(fake)
-    yield fake
-    tables.use_clock(tables.SystemClock())
-
-
 @pytest.mark.parametrize("step", [timedelta(hours=-1), timedelta(hours=1)])
 async def test_a_stepped_wall_clock_neither_freezes_nor_skips_the_turn_timer(
         app: App, clock: SteppedClock, step: timedelta) -> None:
