@@ -16,6 +16,12 @@ import pytest
 
 from tools.combo import Combo
 
+pytestmark = pytest.mark.once
+"""The slices run in one pass of .ci/run: each kind of command they send is also tested,
+shorter, on both NoneBot versions and both ways of dispatching; their own subject, the
+features behind the dispatch meeting (the plugin, the store, restarts), is the same on
+either."""
+
 
 @pytest.mark.parametrize("seed", [12])
 async def test_features_meet_sqlite(tmp_path: Path, seed: int) -> None:

@@ -74,6 +74,8 @@ async def test_one_human_and_computers_finish_a_game(tmp_path: Path, game: str, 
     assert all(s["result"] in ("win", "draw", "loss") for s in seats)
 
 
+@pytest.mark.once  # the searches run in worker processes without NoneBot; the commands here
+# go through test_one_human_and_computers_finish_a_game too, in both passes of .ci/run
 @pytest.mark.parametrize("game", ["手把一 3人", "挖坑"])
 async def test_hard_computers_search_in_their_pause(tmp_path: Path, game: str) -> None:
     """电脑难度 困难 with real worker processes: a whole game with two computer players;

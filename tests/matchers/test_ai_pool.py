@@ -21,6 +21,8 @@ from paizhuo_engine.ai.view import view_of
 from paizhuo_engine.shoubayi.game import SGame
 from paizhuo_engine.shoubayi.rules import SRules
 
+pytestmark = pytest.mark.once  # the search's worker processes: no event, no dispatch (.ci/run)
+
 
 def _normal(g: SGame) -> tuple[list[int], object]:
     action = NORMAL.choose(g, g.turn)

@@ -28,6 +28,8 @@ from paizhuo_engine.wakeng.rules import WRules
 from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
 
+pytestmark = pytest.mark.once  # the plugin's refusal texts, called directly: no event, no dispatch (.ci/run)
+
 GROUP = "5001"
 USERS = ("101", "102", "103", "104")
 DEALS = 40

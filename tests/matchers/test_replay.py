@@ -15,6 +15,8 @@ from nonebot_plugin_paizhuo.games import GAMES
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.replay import capture, engine_of, run
 
+pytestmark = pytest.mark.once  # the plugin's replays, called directly: no event, no dispatch (.ci/run)
+
 SEATS = [SeatView(str(100 + i), f"玩家{i}") for i in range(6)]
 
 

@@ -18,6 +18,8 @@ from clock_support import FakeClock
 
 from nonebot_plugin_paizhuo.send_queue import SendScheduler
 
+pytestmark = pytest.mark.once  # the send scheduler on a fake clock and fake sends: no NoneBot (.ci/run)
+
 
 @dataclass
 class Msg:
