@@ -111,7 +111,9 @@ def check_table(sim: OneBotSim, db: Path, table: Table, old: dict, since: int,
         assert replay(old_eng, entries) == norm(new_eng), (
             f"group {table.group}: saved state is not the old one with the {len(entries)} "
             f"logged move(s) applied: {entries}")
-    names = [name for _uid, name in new["seats"]]
+    # The game's seats are the burst's first ones: a player may leave (/退出) once the game
+    # has ended in the same burst, and the engine's seat numbers still count them.
+    names = [name for _uid, name in old["seats"]]
     expected = [(names[s], sorted(rank_of(c) for c in cards) if cards else None)
                 for s, cards in entries]
     shown = "\n".join(f"  {s}" for s in sim.sent[since:] if s.kind == "group" and s.target == table.group)
@@ -120,7 +122,7 @@ def check_table(sim: OneBotSim, db: Path, table: Table, old: dict, since: int,
         f"twice, lost, or announced out of order); the group was shown:\n{shown}")
     # Each accepted move matches a distinct command that seat sent to this group in this
     # burst (or late from the one before) that no other move used.
-    seats = [int(uid) for uid, _ in new["seats"]]
+    seats = [int(uid) for uid, _ in old["seats"]]
     commands = sent.copy()
     for s, cards in entries:
         key = (table.group, seats[s], ("play", tuple(sorted(rank_of(c) for c in cards))) if cards
