@@ -237,6 +237,13 @@ class ClimbingGame:
         Default: nothing known."""
         return [], frozenset()
 
+    def card_places(self, seat: int) -> dict[int, frozenset[int]]:
+        """What ``seat`` knows of where single cards are: ``{card: seats}``, the card is in
+        the hand of one of ``seats`` (never ``seat``) if it is in no hand it holds and was
+        not played. Cards not listed may be anywhere ``seat`` has not seen (G-6). Default:
+        nothing known (抓特务's tribute exchanges tell, Z-8)."""
+        return {}
+
     def refill_out_of_play(self, data: dict, seat: int, cards: list[int]) -> None:
         """Put ``cards`` (sorted, in no hand and never played) into the places out of play
         that ``seat`` has not seen, in ``data`` (this game's ``to_json`` for a sampled

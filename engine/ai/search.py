@@ -65,6 +65,43 @@ def _public_hands(game: Any, seat: int) -> dict[int, list[int]]:
     return {s: list(game.hands[s]) for s in game.open_seats() if s != seat}
 
 
+def deal_unseen(pool: list[int], counts: dict[int, int], places: dict[int, frozenset[int]],
+                rng: random.Random) -> tuple[dict[int, list[int]], list[int]]:
+    """Deal the shuffled ``pool`` to the seats of ``counts`` (``{seat: cards}``, in that
+    order): ``(hands, rest)``, each hand sorted, ``rest`` the cards left over in pool
+    order (those out of play). A card of ``places`` (``{card: seats}``,
+    :meth:`~paizhuo_engine.climbing.ClimbingGame.card_places`) goes to one of its seats,
+    drawn by the room each has left — the most constrained cards first; one that fits
+    nowhere (what a seat knows cannot contradict itself, so never in play) is dealt like
+    the others. Without ``places`` it is a plain cut of ``pool``, the same for the same
+    ``rng``."""
+    hands: dict[int, list[int]] = {s: [] for s in counts}
+    free = pool
+    if places:
+        placed = sorted((c for c in pool if c in places),
+                        key=lambda c: sum(1 for s in counts if s in places[c]))
+        free = [c for c in pool if c not in places]
+        for c in placed:
+            room = [(s, counts[s] - len(hands[s])) for s in counts if s in places[c]]
+            total = sum(r for _s, r in room if r > 0)
+            if total <= 0:
+                free.append(c)
+                continue
+            pick = rng.randrange(total)
+            for s, r in room:
+                if r <= 0:
+                    continue
+                if pick < r:
+                    hands[s].append(c)
+                    break
+                pick -= r
+    rest = list(free)
+    for s in counts:
+        need = counts[s] - len(hands[s])
+        hands[s], rest = sorted(hands[s] + rest[:need]), rest[need:]
+    return hands, rest
+
+
 def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
                  evidence: Evidence | None = None) -> Any:
     """A copy of ``game`` whose other hands (and cards out of play) are dealt at random
@@ -86,16 +123,14 @@ def sample_world(game: Any, seat: int, rng: random.Random, tries: int = 50,
     counts = {s: len(game.hands[s]) for s in others}
     spies, spy_cards = game.known_holders(seat)
     spies = [s for s in spies if s in counts]  # an open (明牌) hand already shows its spy card
+    places = game.card_places(seat)
     if evidence is not None and evidence.empty():
         evidence = None
     hands: dict[int, list[int]] = {}
     best: tuple[float, dict[int, list[int]]] | None = None
     for _ in range(tries):
         rng.shuffle(pool)
-        rest = list(pool)
-        deal: dict[int, list[int]] = {}
-        for s in others:
-            deal[s], rest = sorted(rest[:counts[s]]), rest[counts[s]:]
+        deal, _rest = deal_unseen(pool, counts, places, rng)
         if not all(spy_cards.intersection(deal[s]) for s in spies):
             if best is None:
                 hands = deal

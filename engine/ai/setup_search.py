@@ -27,7 +27,7 @@ from typing import Any
 from .decisions import SCORE_RANKS, choose_bid, choose_bury, choose_declare
 from .inference import Evidence
 from .rollout import ROLLOUT_MOVES, apply, quick_action
-from .search import SAMPLE_TRIES, _pick, game_from_json
+from .search import SAMPLE_TRIES, _pick, deal_unseen, game_from_json
 
 Setup = int | str | tuple[int, ...]
 """A decision before play: a bid (0 = 不叫), a choice ``明`` / ``明牌`` / ``暗``, or the
@@ -129,14 +129,12 @@ def sample_setup_world(game: Any, seat: int, rng: random.Random,
     counts = {s: len(game.hands[s]) for s in others}
     bottom = list(data.get("bottom") or []) if "buried" in data else []
     pool = sorted(c for c in game.deck() if c not in mine)
+    places = game.card_places(seat)
     deal: dict[int, list[int]] = {}
     best: tuple[float, dict[int, list[int]], list[int]] | None = None
     for _ in range(max(1, tries)):
         rng.shuffle(pool)
-        rest = list(pool)
-        deal = {}
-        for s in others:
-            deal[s], rest = sorted(rest[:counts[s]]), rest[counts[s]:]
+        deal, rest = deal_unseen(pool, counts, places, rng)
         if evidence is None:
             best = (1.0, deal, sorted(rest[:len(bottom)]))
             break

@@ -408,6 +408,46 @@ class ZGame(ClimbingGame):
                 seen.update(self.hands[open_seat])
         return seen
 
+    def card_places(self, seat: int) -> dict[int, frozenset[int]]:
+        """Z-8: where the tribute told ``seat`` single cards are (``{card: seats}``, see
+        :meth:`ClimbingGame.card_places`). Read only from ``seat``'s own exchanges (their
+        cards are told to the two seats of each) and the public ones' givers, receivers
+        and whether they were returned (the group sees 进贡 A → B and 已还贡):
+
+        - cards ``seat`` returned are in the giver's hand (a giver never receives again);
+        - cards ``seat`` gave and did not get back are in the receiver's hand, or in that
+          of another giver the receiver has returned to (it may pass them on);
+        - a giver gave its highest allowed cards (no A, no spy card), so it holds no
+          allowed card ranked above the lowest of them that ``seat`` received — unless
+          another receiver, whose return ``seat`` did not see, has returned to it.
+        """
+        everyone = frozenset(range(self.players)) - {seat}
+        weight = self.rules.rank_order()
+        places: dict[int, frozenset[int]] = {}
+        for e in self.exchanges:
+            giver, receiver = e["giver"], e["receiver"]
+            if seat == receiver:
+                returned = set(e["returned"] or ())
+                unseen_returns = any(o["giver"] == giver and o["receiver"] != seat
+                                     and o["returned"] is not None for o in self.exchanges)
+                if e["given"] and not unseen_returns:
+                    floor = min((weight[rank_of(c)], c) for c in e["given"])
+                    for c in self.deck():
+                        if (c not in returned and rank_of(c) != RA and c not in self.spy_cards
+                                and (weight[rank_of(c)], c) > floor):
+                            places[c] = places.get(c, everyone) - {giver}
+                for c in returned:
+                    places[c] = frozenset({giver})
+            elif seat == giver:
+                back = set(e["returned"] or ())
+                passed_on = {o["giver"] for o in self.exchanges
+                             if o["receiver"] == receiver and o is not e
+                             and o["returned"] is not None and o["giver"] != seat}
+                for c in e["given"]:
+                    if c not in back:
+                        places[c] = frozenset({receiver} | passed_on)
+        return places
+
     def known_holders(self, seat: int) -> tuple[list[int], frozenset[int]]:
         """Seats known to every player as spies that have not played every spy card they
         could hold: they must hold one (明 / 明牌, Z-9)."""
