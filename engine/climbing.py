@@ -192,6 +192,10 @@ class ClimbingGame:
         """Why moves are refused before the play phase."""
         return "还没开始出牌"
 
+    game: ClassVar[str] = ""
+    """Which game a saved state is (``"zhuatewu"`` / ``"wakeng"`` / ``"shoubayi"``): the
+    ``"game"`` field of :meth:`base_json`, read back by ``ai.search.game_from_json``."""
+
     # ---- what a game tells every player's reasoning (the computer player, 记牌器) ------
     pass_may_be_refused: ClassVar[bool] = False
     """:meth:`check_pass` may refuse a pass (S-4 把一必拦); otherwise a seat following
@@ -472,9 +476,10 @@ class ClimbingGame:
 
     # ---- persistence ---------------------------------------------------------------------
     def base_json(self) -> dict[str, Any]:
-        """The shared fields as plain JSON-able data."""
+        """The shared fields as plain JSON-able data, with ``"game"`` naming the game."""
         return {
-            "players": self.players, "hands": [list(h) for h in self.hands], "turn": self.turn,
+            "game": self.game, "players": self.players, "hands": [list(h) for h in self.hands],
+            "turn": self.turn,
             "lead": self.lead, "passes": self.passes, "out": list(self.out),
             "played": list(self.played), "log": [list(e) for e in self.log],
             "kinds": list(self.kinds), "phase": self.phase, "result": self.result,

@@ -45,19 +45,18 @@ CONFIDENCE = 1.0
 
 
 def game_from_json(data: dict) -> Any:
-    """The game of a state saved by ``to_json`` (any climbing game: 抓特务 / 挖坑 / 手把一,
-    told apart by their fields)."""
-    if "spy_cards" in data:
-        from ..zhuatewu.game import ZGame
-
-        return ZGame.from_json(data)
-    if "buried" in data:
-        from ..wakeng.game import WGame
-
-        return WGame.from_json(data)
+    """The game of a state saved by ``to_json`` (抓特务 / 挖坑 / 手把一), by its ``"game"``
+    field (:attr:`~paizhuo_engine.climbing.ClimbingGame.game`). A state saved before that
+    field existed is told by the fields only its game has (``spy_cards``, ``buried``).
+    Raises ``KeyError`` for an unknown game name."""
     from ..shoubayi.game import SGame
+    from ..wakeng.game import WGame
+    from ..zhuatewu.game import ZGame
 
-    return SGame.from_json(data)
+    games = {cls.game: cls for cls in (ZGame, WGame, SGame)}
+    name = data.get("game") or ("zhuatewu" if "spy_cards" in data
+                                else "wakeng" if "buried" in data else "shoubayi")
+    return games[name].from_json(data)
 
 
 def _public_hands(game: Any, seat: int) -> dict[int, list[int]]:

@@ -127,7 +127,7 @@ def sample_setup_world(game: Any, seat: int, rng: random.Random,
     mine = set(game.hands[seat])
     others = [s for s in range(players) if s != seat]
     counts = {s: len(game.hands[s]) for s in others}
-    bottom = list(data.get("bottom") or []) if "buried" in data else []
+    bottom = list(data["bottom"] or []) if game.game == "wakeng" else []  # W-1: 3 cards
     pool = sorted(c for c in game.deck() if c not in mine)
     places = game.card_places(seat)
     deal: dict[int, list[int]] = {}
@@ -151,7 +151,7 @@ def sample_setup_world(game: Any, seat: int, rng: random.Random,
     data["hands"] = hands
     if bottom:
         data["bottom"] = best[2]
-    if "declared" in data:
+    if game.game == "zhuatewu":
         data["declared"] = [d if s == seat else None for s, d in enumerate(data["declared"])]
         data["stakes"] = [st if s == seat else 1 for s, st in enumerate(data["stakes"])]
     world = type(game).from_json(data)

@@ -204,6 +204,7 @@ class SGame(ClimbingGame):
         return move
 
     pass_may_be_refused = True
+    game = "shoubayi"
     """S-4 把一必拦: :meth:`check_pass` refuses a pass that must block."""
 
     def refill_out_of_play(self, data: dict, seat: int, cards: list[int]) -> None:

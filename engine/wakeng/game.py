@@ -214,6 +214,7 @@ class WGame(ClimbingGame):
 
     # ---- what every player's reasoning reads (see ClimbingGame) ----------------------------
     public_bids = True
+    game = "wakeng"
     """W-2: the hands were bid on in public (叫分)."""
 
     def teams(self) -> list[int]:

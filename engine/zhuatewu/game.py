@@ -64,6 +64,7 @@ class ZGame(ClimbingGame):
     declared: list[str | None] = field(default_factory=list)
     leader: int | None = None
     lead_by: str | None = None
+    game = "zhuatewu"
 
     # ---- creation ----------------------------------------------------------------------
     @classmethod

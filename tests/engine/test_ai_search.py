@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from ai_support import reshuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from support import cards
 
 from paizhuo_engine.ai.inference import PASS_FACTOR, Evidence
 from paizhuo_engine.ai.rollout import apply, clone, playout, quick_action, sides
-from paizhuo_engine.ai.search import sample_world, search_decide
+from paizhuo_engine.ai.search import game_from_json, sample_world, search_decide
 from paizhuo_engine.ai.strategy import PlanStrategy
 from paizhuo_engine.cards import rank_of
 from paizhuo_engine.shoubayi.game import SGame
@@ -187,3 +188,18 @@ def test_sampling_around_an_open_handed_spy_keeps_the_open_hand() -> None:
                 searched += 1
         checked += 1
     assert checked >= 5 and searched >= 1
+
+
+@pytest.mark.parametrize("kind", ["z3", "w", "s"])
+def test_a_saved_state_names_its_game_and_older_states_still_load(kind: str) -> None:
+    """A state names its game (``"game"``), and ``game_from_json`` restores the same game
+    from it — also from a state saved before that field, by the fields only it has."""
+    game = dealt(kind, 3)
+    data = game.to_json()
+    assert data["game"] == {"z3": "zhuatewu", "w": "wakeng", "s": "shoubayi"}[kind]
+    assert type(game_from_json(data)) is type(game)
+    assert game_from_json(data).to_json() == data
+    old = {k: v for k, v in data.items() if k != "game"}
+    assert game_from_json(old).to_json() == data
+    with pytest.raises(KeyError):
+        game_from_json({**data, "game": "斗地主"})
