@@ -204,8 +204,8 @@ class SGame(ClimbingGame):
         return move
 
     pass_may_be_refused = True
-    game = "shoubayi"
     """S-4 把一必拦: :meth:`check_pass` refuses a pass that must block."""
+    game = "shoubayi"
 
     def refill_out_of_play(self, data: dict, seat: int, cards: list[int]) -> None:
         """S-1: nobody has seen the cards set aside."""

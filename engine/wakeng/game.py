@@ -214,8 +214,8 @@ class WGame(ClimbingGame):
 
     # ---- what every player's reasoning reads (see ClimbingGame) ----------------------------
     public_bids = True
-    game = "wakeng"
     """W-2: the hands were bid on in public (叫分)."""
+    game = "wakeng"
 
     def teams(self) -> list[int]:
         """W-5: the digger (1) against the two farmers (0)."""
