@@ -5,6 +5,21 @@ from __future__ import annotations
 
 import random
 
+from paizhuo_engine.ai.rollout import apply
+from paizhuo_engine.ai.strategy import PlanStrategy
+
+PLANNER = PlanStrategy()
+
+
+def played_on(game, moves: int) -> bool:
+    """Play ``moves`` moves with the 普通 planner at every seat (fewer when the game ends);
+    whether the game is still going."""
+    for _ in range(moves):
+        if game.over:
+            return False
+        apply(game, game.turn, PLANNER.choose(game, game.turn))
+    return not game.over
+
 
 def reshuffle_hidden(game, seat: int, rng: random.Random) -> None:
     """Deal the other seats' unplayed cards anew among them (same counts): what ``seat``

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import random
 
-from ai_support import reshuffle_hidden
+from ai_support import played_on, reshuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
 
 from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
+from paizhuo_engine.ai.rollout import apply
 from paizhuo_engine.ai.search import search_decide
-from paizhuo_engine.ai.simple import Action
 from paizhuo_engine.ai.strategy import PlanStrategy, decide, suggestions
 from paizhuo_engine.ai.view import view_of
 from paizhuo_engine.cards import BIG_JOKER, SMALL_JOKER
@@ -26,13 +26,6 @@ from paizhuo_engine.zhuatewu.game import ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
 
 STRATEGY = PlanStrategy()
-
-
-def apply(game, seat: int, action: Action) -> None:
-    if action.kind == "pass":
-        game.pass_turn(seat)
-    else:
-        game.play_reading(seat, list(action.cards), action.reading)
 
 
 def dealt(kind: str, seed: int):
@@ -60,11 +53,7 @@ def test_g6_decision_never_depends_on_hidden_information(kind: str, seed: int, m
     hands (and so a hidden spy) are; every decision is legal."""
     game = dealt(kind, seed)
     rng = random.Random(seed)
-    for _ in range(moves):
-        if game.over:
-            return
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
-    if game.over:
+    if not played_on(game, moves):
         return
     seat = game.turn
     before = decide(view_of(game, seat), tuple(game.protected()))
@@ -84,11 +73,7 @@ def test_g6_hard_decision_never_depends_on_hidden_information(kind: str, seed: i
     other hands (and so a hidden spy) are — it samples only what the seat may know."""
     game = dealt(kind, seed)
     rng = random.Random(seed)
-    for _ in range(moves):
-        if game.over:
-            return
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
-    if game.over:
+    if not played_on(game, moves):
         return
     seat = game.turn
     before = search_decide(game.to_json(), seat, search_seed, samples=2)

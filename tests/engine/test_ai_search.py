@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from ai_support import reshuffle_hidden
+from ai_support import played_on, reshuffle_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cards
@@ -42,14 +42,6 @@ def dealt(kind: str, seed: int):
     return game
 
 
-
-def played_on(game, moves: int) -> bool:
-    """Play ``moves`` moves with the 普通 planner; whether the game is still going."""
-    for _ in range(moves):
-        if game.over:
-            return False
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
-    return not game.over
 
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(["z3", "z4", "w", "ws", "s"]), st.integers(0, 10**6))

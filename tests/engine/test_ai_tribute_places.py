@@ -6,19 +6,17 @@ from __future__ import annotations
 import copy
 import random
 
+from ai_support import played_on
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paizhuo_engine.ai.rollout import apply
-from paizhuo_engine.ai.search import deal_unseen, sample_world
+from paizhuo_engine.ai.search import deal_unseen, sample_world, search_decide
 from paizhuo_engine.ai.setup_search import sample_setup_world
-from paizhuo_engine.ai.strategy import PlanStrategy
 from paizhuo_engine.cards import RA, rank_of
 from paizhuo_engine.zhuatewu.game import CIVILIAN, SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import ZRules
 
 S, C = SPY, CIVILIAN
-STRATEGY = PlanStrategy()
 
 PREVIOUS = [  # (players, roles, finishing order, outcome, stakes): every Z-8 flow
     (3, [S, C, C], [0], S, [1, 1, 1]),          # each civilian gives to the spy
@@ -96,12 +94,9 @@ def test_z8_places_are_where_the_cards_are_and_sampling_keeps_them(
         rng = random.Random(seed + seat)
         check_sample_keeps_places(game, sample_setup_world(game, seat, rng), seat)
     game.declare_timeout()
-    for _ in range(moves):
-        if game.over:
-            return
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
+    going = played_on(game, moves)
     check_places_hold(game)
-    if game.over:
+    if not going:
         return
     for seat in range(game.players):
         rng = random.Random(seed * 7 + seat)
@@ -208,16 +203,10 @@ def test_g6_hard_decides_the_same_after_a_tribute_whatever_is_hidden(
     """G-6 with Z-8: reshuffling what the seat to play has not seen — the other hands,
     keeping each card it was told of where it is, and the cards of exchanges it took no
     part in — never changes 困难's decision."""
-    from paizhuo_engine.ai.search import search_decide
-
     game = tribute_game(case, seed, 3)
     game.tribute_timeout()
     game.declare_timeout()
-    for _ in range(moves):
-        if game.over:
-            return
-        apply(game, game.turn, STRATEGY.choose(game, game.turn))
-    if game.over:
+    if not played_on(game, moves):
         return
     seat = game.turn
     before = search_decide(game.to_json(), seat, search_seed, samples=3)
