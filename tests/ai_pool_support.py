@@ -49,3 +49,14 @@ def bid_three_bury_highest(state: dict, seat: int, seed: int, budget_ms: int):
     if state.get("phase") == "bury":
         return tuple(sorted(state["hands"][seat])[-4:])
     return None
+
+
+def raise_error(state: dict, seat: int, seed: int, budget_ms: int):
+    """A search with a bug: it raises (the worker process itself is fine)."""
+    raise ValueError("a search bug")
+
+
+def slow_quick(state: dict, seat: int, seed: int, budget_ms: int):
+    """The real search with two sampled deals, after half a second of real time."""
+    time.sleep(0.5)
+    return quick(state, seat, seed, budget_ms)

@@ -12,8 +12,8 @@ import multiprocessing
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import BrokenExecutor, CancelledError, Future, ProcessPoolExecutor
 from importlib.machinery import ModuleSpec
 from typing import Any
 
@@ -96,7 +96,11 @@ class Search:
 class SearchPool:
     """Worker processes for 困难 (``workers`` processes, at most ``limit`` searches at
     once). Counts what happened: ``submitted`` (searches started), ``searched`` (answers
-    taken), ``refused`` (pool full), ``timed_out``, ``failed`` (a worker died or raised)."""
+    taken), ``refused`` (pool full), ``timed_out``, ``failed`` (a worker died or the search
+    raised). A worker that died breaks the pool: the next search starts new workers. A
+    search that raised (a bug) leaves the workers as they are — the other searches go on —
+    and is handed to ``on_error`` (the exception, the worker's traceback as its
+    ``__cause__``), which the bot logs."""
 
     def __init__(self, workers: int = 1, limit: int = 2, work: Any = None) -> None:
         self.workers = max(1, workers)
@@ -109,6 +113,8 @@ class SearchPool:
         self._busy = 0
         self._lock = threading.Lock()
         self.submitted = self.searched = self.refused = self.timed_out = self.failed = 0
+        self.on_error: Callable[[BaseException], None] | None = None
+        """Called with the exception of a search that raised (in the event loop)."""
 
     def executor(self) -> ProcessPoolExecutor:
         """The worker pool, started on first use (spawned processes: no state of the bot
@@ -178,10 +184,16 @@ class SearchPool:
             if task is not None and task.cancelling():
                 raise  # the caller was cancelled
             return None  # the search was (the pool shut down)
-        except Exception:  # noqa: BLE001 - BrokenProcessPool (a killed worker) and the like
+        except BrokenExecutor:  # a killed worker: the pool is broken
             self.failed += 1
             if search.executor is self._executor:
                 self._reset()
+            return None
+        except Exception as err:  # noqa: BLE001 - the search raised: a bug, the workers are fine
+            self.failed += 1
+            if self.on_error is not None:
+                with contextlib.suppress(Exception):
+                    self.on_error(err)
             return None
         self.searched += 1
         return action

@@ -117,6 +117,7 @@ def pool() -> SearchPool:
             config = plugin_config()
             workers, limit = config.ai_workers, config.ai_searches
         _POOL = SearchPool(workers, limit)
+        _POOL.on_error = _log_search_error
         with contextlib.suppress(Exception):
             import nonebot
 
@@ -193,6 +194,15 @@ def _seed(table: Any, game: Any, seat: int) -> int:
     seed = search_seed(str(table.group_id), int(getattr(table, "games", 0)), len(game.log), seat)
     phase = setup_phase(game, seat)
     return seed if phase is None else zlib.crc32(f"{seed}:{phase}".encode())
+
+
+def _log_search_error(err: BaseException) -> None:
+    """A search raised in its worker (a bug; the move was made at 普通): the error and the
+    worker's traceback go to the log, once per search."""
+    with contextlib.suppress(Exception):
+        from nonebot import logger
+
+        logger.opt(exception=err).error("困难 search failed in its worker; decided at 普通")
 
 
 def _log_failure(table: Any) -> None:

@@ -103,6 +103,48 @@ async def test_hard_computers_search_in_their_pause(tmp_path: Path, game: str) -
     if game == "挖坑":  # a computer bid (each seat bids once; two of three are computers)
         assert any("phase='bid'" in line for line in moves)
     assert "search ahead failed" not in log and "Traceback" not in log
+    assert "search failed" not in log
+
+
+@pytest.mark.once  # as above: the searches run in worker processes without NoneBot
+async def test_hard_computers_play_on_after_a_tribute(tmp_path: Path) -> None:
+    """Z-8 with 电脑难度 困难: 抓特务 3 人, one person and two computers, games in a row
+    (/继续) until one starts with a tribute. In that game the computers' tribute, their
+    明 / 暗 and their plays are made by searches that read what the tribute told them, and
+    nothing fails."""
+    sim, human = world()
+    async with bot_process(tmp_path, 3, delay="0.3") as bot:
+        await sim.connect(bot.url, TOKEN)
+        try:
+            await sim.group_message(GROUP, ADMIN, "/设置 抓特务 电脑难度 困难")
+            await sim.wait_for_text("电脑难度", kind="group")
+            await sim.group_message(GROUP, HUMAN, "/开局 抓特务 三人")
+            await sim.wait_for_text("开了一桌", kind="group")
+            since = sim.mark()
+            await sim.group_message(GROUP, HUMAN, "/加机器人 2")
+            end = await continue_table(sim, GROUP, [human], since=since, timeout=120)
+            tribute_log = None
+            for _ in range(4):
+                assert end is not None and "本局结束" in end.text
+                if tribute_log is not None:
+                    break
+                await sim.wait_idle(quiet=0.2)
+                since = sim.mark()
+                mark = len(bot.log_text())
+                await sim.group_message(GROUP, HUMAN, "/继续")
+                start = await sim.wait_for_text("开局", kind="group", since=since)
+                if "进贡：" in start.text:
+                    tribute_log = mark
+                end = await continue_table(sim, GROUP, [human], since=since, timeout=120)
+            assert tribute_log is not None, "no game with a tribute in four"
+        finally:
+            await sim.close()
+        log = bot.log_text()
+    moves = [line for line in log[tribute_log:].splitlines() if "event=computer_move" in line]
+    plays = [line for line in moves if "search=" in line and "phase=" not in line]
+    assert plays and any("search='ahead'" in line for line in plays)
+    assert "search ahead failed" not in log and "Traceback" not in log
+    assert "computer move failed" not in log and "search failed" not in log
 
 
 async def test_a_table_left_to_computers_closes(tmp_path: Path) -> None:

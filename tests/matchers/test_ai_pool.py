@@ -9,7 +9,7 @@ import os
 import signal
 
 import pytest
-from ai_pool_support import hang, quick
+from ai_pool_support import hang, quick, raise_error, slow_quick
 
 from nonebot_plugin_paizhuo import ai_turn
 from nonebot_plugin_paizhuo.ai_turn import Choice, LeveledStrategy
@@ -81,6 +81,26 @@ async def test_a_killed_worker_gives_no_action_and_the_pool_recovers(pools) -> N
     pool.work = quick
     action = await pool.search(g.to_json(), g.turn, 1, 20_000)
     assert action is not None
+
+
+async def test_a_search_that_raises_is_reported_and_keeps_the_workers(pools) -> None:
+    """A bug in the search (it raises in the worker) gives no action — the move is made at
+    普通 — and is reported (``on_error``, with the worker's traceback): it does not
+    restart the pool, and a search running beside it in the same workers answers."""
+    pool = pools(2, 2, work=slow_quick)
+    errors: list[BaseException] = []
+    pool.on_error = errors.append
+    pids = await wait_for_worker(pool)
+    g = game()
+    beside = asyncio.ensure_future(pool.search(g.to_json(), g.turn, 1, 20_000))
+    await asyncio.sleep(0.1)
+    pool.work = raise_error
+    assert await pool.search(g.to_json(), g.turn, 1, 20_000) is None
+    assert pool.failed == 1
+    assert len(errors) == 1 and isinstance(errors[0], ValueError)
+    assert "a search bug" in str(errors[0]) and "raise_error" in str(errors[0].__cause__)
+    assert await beside is not None  # not cancelled by a restart of the pool
+    assert set(pids) <= set(pool.worker_pids())  # the same workers, none restarted
 
 
 async def test_a_hung_search_times_out_and_a_full_pool_refuses_at_once(pools) -> None:
