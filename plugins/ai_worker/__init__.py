@@ -100,7 +100,10 @@ class SearchPool:
     raised). A worker that died breaks the pool: the next search starts new workers. A
     search that raised (a bug) leaves the workers as they are — the other searches go on —
     and is handed to ``on_error`` (the exception, the worker's traceback as its
-    ``__cause__``), which the bot logs."""
+    ``__cause__``), which the bot logs. A search still running ``hung_after`` seconds
+    after its start (its worker should have stopped at 70% of the budget: it is stuck)
+    holds its place until the pool is next found full; then the workers are ended and
+    new ones started (``hung`` counts it, ``on_error`` gets a ``TimeoutError``)."""
 
     def __init__(self, workers: int = 1, limit: int = 2, work: Any = None) -> None:
         self.workers = max(1, workers)
@@ -109,10 +112,14 @@ class SearchPool:
         """The function run in a worker: ``(state, seat, seed, budget_ms) -> Action``."""
         self.clock = time.monotonic
         """Seconds on the scale a search's budget is measured on."""
+        self.hung_after = 30.0
+        """Seconds after its start by which a running search counts as stuck (a budget is
+        at most a few seconds)."""
         self._executor: ProcessPoolExecutor | None = None
-        self._busy = 0
+        self._running: dict[Future, float] = {}  # search → its start on ``clock``
         self._lock = threading.Lock()
         self.submitted = self.searched = self.refused = self.timed_out = self.failed = 0
+        self.hung = 0
         self.on_error: Callable[[BaseException], None] | None = None
         """Called with the exception of a search that raised (in the event loop)."""
 
@@ -126,37 +133,54 @@ class SearchPool:
                 self._executor.submit(warm)
         return self._executor
 
-    def _release(self, _future: Future) -> None:
+    def _release(self, future: Future) -> None:
         with self._lock:
-            self._busy -= 1
+            self._running.pop(future, None)
 
     def busy(self) -> int:
         """Searches submitted and not finished (a timed-out or abandoned search that is
         already running runs on to its end; one still queued is dropped at once)."""
-        return self._busy
+        return len(self._running)
 
     def start(self, state: dict, seat: int, seed: int, budget_ms: int) -> Search | None:
         """Submit a search and return at once (its budget counts from now); ``None`` when
         the pool is full or broken. Its place in the pool is freed when it finishes or is
         cancelled (:meth:`Search.cancel`), whether or not its answer is ever taken."""
+        now = self.clock()
         with self._lock:
-            if self._busy >= self.limit:
+            full = len(self._running) >= self.limit
+            stuck = full and min(self._running.values()) <= now - self.hung_after
+            if full and not stuck:
                 self.refused += 1
                 return None
-            self._busy += 1
+        if stuck:
+            self._end_stuck()
         try:
             with main_not_rerun():  # a submit may start (or restart) a worker
                 executor = self.executor()
                 future = executor.submit(self.work, state, seat, seed, budget_ms)
         except Exception:  # noqa: BLE001 - a broken or shut-down pool
-            with self._lock:
-                self._busy -= 1
             self.failed += 1
             self._reset()
             return None
+        with self._lock:
+            if not future.done():
+                self._running[future] = now
         self.submitted += 1
         future.add_done_callback(self._release)
-        return Search(future, budget_ms, self.clock(), executor)
+        return Search(future, budget_ms, now, executor)
+
+    def _end_stuck(self) -> None:
+        """The pool is full and a search has run ``hung_after`` seconds: end the workers
+        (their searches fail as a killed worker's do) and forget their places."""
+        self.hung += 1
+        self.shutdown()
+        with self._lock:
+            self._running.clear()
+        if self.on_error is not None:
+            with contextlib.suppress(Exception):
+                self.on_error(TimeoutError(
+                    f"a search hung for over {self.hung_after:g} s; its workers were restarted"))
 
     async def result(self, search: Search) -> Action | Setup | None:
         """The answer of a search :meth:`start` submitted, waiting at most what is left of

@@ -115,6 +115,41 @@ async def test_a_hung_search_times_out_and_a_full_pool_refuses_at_once(pools) ->
     assert pool.refused == 1 and pool.timed_out == 1
 
 
+async def test_a_search_hung_long_past_its_budget_frees_the_pool(pools) -> None:
+    """A worker that never answers (a search stuck in a loop, a stopped process) holds
+    its place only until ``hung_after`` seconds past its start: the next search then ends
+    those workers, starts new ones and runs — 困难 does not stay at 普通 for good. The
+    hang is reported (``on_error``)."""
+    pool = pools(1, 1, work=hang)
+    errors: list[BaseException] = []
+    pool.on_error = errors.append
+    pool.hung_after = 1.0
+    pids = await wait_for_worker(pool)
+    g = game()
+    assert await pool.search(g.to_json(), g.turn, 1, 300) is None  # timed out, still running
+    assert await pool.search(g.to_json(), g.turn, 1, 300) is None  # refused: full
+    assert pool.refused == 1 and errors == []
+    await asyncio.sleep(1.0)
+    pool.work = quick
+    action = await pool.search(g.to_json(), g.turn, 1, 20_000)
+    assert action is not None and pool.busy() == 0
+    assert len(errors) == 1 and "hung" in str(errors[0])
+    for _ in range(100):  # the stuck worker is ended, not left behind
+        if not any(_alive(pid) for pid in pids):
+            break
+        await asyncio.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is not alive
+        return stat.read().split(")")[-1].split()[0] != "Z"
+
+
 def test_leveled_strategy_falls_back_to_normal_without_a_search() -> None:
     g = game()
     seat = g.turn
