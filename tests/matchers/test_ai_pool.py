@@ -127,6 +127,7 @@ async def test_a_search_hung_long_past_its_budget_frees_the_pool(pools) -> None:
     pids = await wait_for_worker(pool)
     g = game()
     assert await pool.search(g.to_json(), g.turn, 1, 300) is None  # timed out, still running
+    os.kill(pids[0], signal.SIGSTOP)  # and now a stopped process: SIGTERM would not end it
     assert await pool.search(g.to_json(), g.turn, 1, 300) is None  # refused: full
     assert pool.refused == 1 and errors == []
     await asyncio.sleep(1.0)
