@@ -136,7 +136,8 @@ async def main_async(ns: argparse.Namespace) -> None:
           f"{ns.searches} searches, delay {ns.delay} s, {ns.run} computer move(s) per pause, "
           f"{ns.seconds} s; search starts {when}")
     print(f"decisions: {len(waits)}; 困难 {how['困难']}, fell back to 普通 {how['普通']} "
-          f"(pool full {pool.refused}, timed out {pool.timed_out}, failed {pool.failed})")
+          f"(pool full {pool.refused}, timed out {pool.timed_out}, failed {pool.failed}, "
+          f"stuck workers restarted {pool.hung})")
     print(f"decision time: p50 {pct(waits, .5) * ms:.0f} ms, p99 {pct(waits, .99) * ms:.0f} ms, "
           f"max {max(waits, default=0) * ms:.0f} ms")
     print(f"post time (previous post to the run's post: the pause and {ns.run} move(s)): "
