@@ -174,7 +174,7 @@ class SearchPool:
         """The pool is full and a search has run ``hung_after`` seconds: end the workers
         (their searches fail as a killed worker's do) and forget their places."""
         self.hung += 1
-        self.shutdown(kill=True)
+        self.shutdown()
         with self._lock:
             self._running.clear()
         if self.on_error is not None:
@@ -243,10 +243,10 @@ class SearchPool:
         processes = getattr(self._executor, "_processes", None) or {}
         return [p.pid for p in processes.values() if p.pid is not None]
 
-    def shutdown(self, kill: bool = False) -> None:
-        """Stop the workers now (bot shutdown): a search still running is abandoned.
-        ``kill``: SIGKILL rather than SIGTERM (a stuck or stopped process ignores the
-        latter)."""
+    def shutdown(self) -> None:
+        """End the workers now (bot shutdown, stuck workers): a search still running is
+        abandoned. SIGKILL: a worker holds nothing to save, and a stuck or stopped
+        process would ignore SIGTERM and outlive the bot."""
         executor, self._executor = self._executor, None
         if executor is None:
             return
@@ -254,4 +254,4 @@ class SearchPool:
         executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             with contextlib.suppress(Exception):
-                (process.kill if kill else process.terminate)()
+                process.kill()

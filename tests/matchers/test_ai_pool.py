@@ -142,6 +142,22 @@ async def test_a_search_hung_long_past_its_budget_frees_the_pool(pools) -> None:
     assert not any(_alive(pid) for pid in pids)
 
 
+async def test_shutdown_ends_even_a_stopped_worker(pools) -> None:
+    """Bot shutdown ends the workers, a stopped one too (it would ignore SIGTERM and
+    outlive the bot)."""
+    pool = pools(1, 1, work=hang)
+    pids = await wait_for_worker(pool)
+    g = game()
+    assert await pool.search(g.to_json(), g.turn, 1, 300) is None
+    os.kill(pids[0], signal.SIGSTOP)
+    pool.shutdown()
+    for _ in range(100):
+        if not _alive(pids[0]):
+            break
+        await asyncio.sleep(0.05)
+    assert not _alive(pids[0])
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
