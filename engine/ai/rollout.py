@@ -6,14 +6,19 @@ moves on many sampled deals within a few hundred milliseconds. :func:`quick_acti
 the planner's idea (:mod:`paizhuo_engine.ai.plan`) reduced to what can be memoised on packed rank
 counts (:mod:`paizhuo_engine.movegen`):
 
-* **Lead** — the whole hand when it is one play, else the weakest group of the hand's
-  plan (low ranks first, chains and sets before singles, bombs kept); against an
-  opponent about to go out (1–2 cards), a group they could not follow by size.
+* **Lead** — the whole hand when it is one play; else, when the plan has two or three
+  groups and all but one of them are sure (no active opponent's hand — known in the
+  rollout — can beat it, bombs included), a sure one: the last group then goes out
+  (:func:`sure_lead`, RULES.md G-3); else the weakest group of the hand's plan (low ranks
+  first, chains and sets before singles, bombs kept); against an opponent about to go out
+  (1–2 cards), a group they could not follow by size.
 * **Follow** — go out when a follow empties the hand; let the partner's play stand;
   against an opponent about to go out, beat with anything (bombs included); otherwise
   beat only with a follow that does not make the hand's plan longer and spends no top
   card (unless the hand is small). 把一必拦 (S-4) is obeyed: when passing is refused,
-  the cheapest follow.
+  the cheapest follow. 手把一: a seat that has not played yet beats with anything while
+  an opponent holds 3 cards or fewer (S-6, the never-played ×2); with 包赔 on and the
+  next player down to one card, a single is the seat's highest (S-4, as 普通 plays).
 
 The choices for a hand are cached by ``(rules, packed hand, play to beat)``, so the many
 rollouts of one decision share the work. :func:`clone` copies a game in its play phase
@@ -27,6 +32,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
+from ..cards import rank_of
 from ..errors import MoveError
 from ..movegen import Play, pack_cards, pack_counts, reading_of_json, unpack
 from ..moves import cards_for, generator
@@ -159,6 +165,77 @@ def _act(game: Any, seat: int, play: Play) -> Action:
     return Action("play", tuple(cards_for(play, game.hands[seat], game.protected())), play[1])
 
 
+@lru_cache(maxsize=100_000)
+def plan_leads(rules: Any, hand: int) -> tuple[Play, ...] | None:
+    """One lead per group of the packed ``hand``'s plan (:func:`~paizhuo_engine.ai.plan.plan_hand`,
+    bombs included), in the plan's order; ``None`` when a group is no legal lead."""
+    gen = generator(rules)
+    counts = list(unpack(hand))
+    out = []
+    for g in plan_hand(counts, shape_of(rules)):
+        plays = _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
+        if not plays:
+            return None
+        out.append(next((p for p in plays if p[1].kind == g.kind), plays[0]))
+    return tuple(out)
+
+
+@lru_cache(maxsize=200_000)
+def can_beat(rules: Any, hand: int, to_beat: Reading) -> bool:
+    """Whether the packed ``hand`` holds a play that beats ``to_beat`` (bombs included)."""
+    return next(generator(rules).iter_follows(hand, to_beat), None) is not None
+
+
+def sure_lead(game: Any, seat: int, side: list[int], hand: int) -> Play | None:
+    """A lead of a sure way out in a fully known ``game`` (a rollout's deal): the packed
+    ``hand``'s plan has two or three groups and every group but at most one is sure — no
+    active opponent's hand can beat it — so leading the sure ones keeps the lead and the
+    last group goes out (G-3). The first sure group, else ``None``."""
+    if not 2 <= _plan_size(unpack(hand), shape_of(game.rules)) <= 3:
+        return None  # the plan's size is cached for every hand already (follow_choice)
+    plays = plan_leads(game.rules, hand)
+    if plays is None:
+        return None
+    mine = side[seat]
+    rivals = [pack_cards(h) for s, h in enumerate(game.hands)
+              if h and s != seat and side[s] != mine]
+    sure = [p for p in plays if not any(can_beat(game.rules, r, p[1]) for r in rivals)]
+    return sure[0] if sure and len(plays) - len(sure) <= 1 else None
+
+
+def _checked(game: Any, seat: int, play: Play) -> Action | None:
+    """``play`` as an action, or ``None`` when the game refuses it (S-3 lone joker)."""
+    action = _act(game, seat, play)
+    try:
+        game.check_play(seat, list(action.cards), play[1])
+    except MoveError:
+        return None
+    return action
+
+
+def _highest_single(game: Any, seat: int, action: Action) -> Action:
+    """S-4 包赔 (as 普通 plays it): the next active player holds one card and ``action``
+    is a single that is not the seat's highest — the highest single instead, when it may
+    be played (it beats the table as the lower one did)."""
+    rules = game.rules
+    hand = game.hands[seat]
+    if (not rules.last_card_liability or action.reading is None
+            or action.reading.kind != "single" or len(game.hands[game.next_active(seat)]) != 1):
+        return action
+    weight = shape_of(rules).weight
+    top = max({rank_of(c) for c in hand}, key=weight.__getitem__)
+    if rank_of(action.cards[0]) == top:
+        return action
+    gen = generator(rules)
+    packed = pack_cards(hand)
+    source = gen.iter_leads(packed) if game.lead is None else gen.iter_follows(
+        packed, reading_of_json(game.lead[2]))
+    for p in source:
+        if p[1].kind == "single" and unpack(p[0])[top]:
+            return _checked(game, seat, p) or action
+    return action
+
+
 def quick_action(game: Any, seat: int, side: list[int]) -> Action:
     """The rollout player's action for ``seat`` (whose turn it is) in a fully known
     ``game``; ``side`` as :func:`sides` gives it. Legal (the game's own refusals, S-3 /
@@ -170,7 +247,12 @@ def quick_action(game: Any, seat: int, side: list[int]) -> Action:
     if game.lead is None:
         short = min((counts[s] for s in range(players) if side[s] != mine and counts[s]),
                     default=99)
-        return _act(game, seat, lead_choice(game.rules, hand, short if short <= 2 else 99))
+        play = lead_choice(game.rules, hand, short if short <= 2 else 99)
+        action = None
+        if play[0] != hand:  # not going out at once: a sure way out first
+            sure = sure_lead(game, seat, side, hand)
+            action = _checked(game, seat, sure) if sure is not None else None
+        return _highest_single(game, seat, action or _act(game, seat, play))
     owner = game.lead[0]
     to_beat = reading_of_json(game.lead[2])
     may_pass = True
@@ -197,14 +279,16 @@ def quick_action(game: Any, seat: int, side: list[int]) -> Action:
         choice = best
     else:
         choice = None
+    if (choice is None and game.rules.unplayed_doubles and not game.played[seat]
+            and min((counts[s] for s in range(players) if side[s] != mine and counts[s]),
+                    default=99) <= 3):
+        choice = best or bomb  # S-6: any play now halves the loss
     if choice is None:
         return PASS
-    action = _act(game, seat, choice)
-    try:
-        game.check_play(seat, list(action.cards), choice[1])
-    except MoveError:  # S-3: never keep a lone joker
-        return PASS if may_pass else action
-    return action
+    action = _checked(game, seat, choice)
+    if action is None:  # S-3: never keep a lone joker
+        return PASS if may_pass else _act(game, seat, choice)
+    return _highest_single(game, seat, action)
 
 
 def apply(game: Any, seat: int, action: Action) -> None:
