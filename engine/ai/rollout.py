@@ -34,12 +34,12 @@ from typing import Any
 
 from ..cards import rank_of
 from ..errors import MoveError
-from ..movegen import Play, pack_cards, pack_counts, reading_of_json, unpack
+from ..movegen import _MASK, SHIFTS, Play, pack_cards, pack_counts, reading_of_json, unpack
 from ..moves import cards_for, generator
 from ..readings import Reading
-from .plan import plan_hand, shape_of
+from .plan import GameShape, plan_hand, shape_of
 from .simple import PASS, Action
-from .strategy import _plan_size, _plays_of
+from .strategy import _plays_of
 
 ROLLOUT_MOVES = 2000
 """A rollout stops after this many moves (never reached in practice)."""
@@ -116,12 +116,19 @@ def lead_choice(rules: Any, hand: int, short: int) -> Play:
 
 
 @lru_cache(maxsize=64)
-def _top_ranks(rules: Any) -> tuple[int, ...]:
-    """The ranks a cheap follow does not spend: the three highest (only the highest when
-    a joker kept in hand is costly, S-6)."""
+def _top_mask(rules: Any) -> int:
+    """The ranks a cheap follow does not spend, as a mask of packed rank fields: the three
+    highest, or only the highest below the jokers (2) when a joker kept in hand is costly
+    and jokers are spent freely (S-6)."""
     weight = shape_of(rules).weight
     top = sorted(range(15), key=lambda r: weight[r])[-3:]
-    return tuple(top[:1]) if rules.held_jokers_double else tuple(top)
+    return sum(_MASK << SHIFTS[r] for r in (top[:1] if rules.held_jokers_double else top))
+
+
+@lru_cache(maxsize=200_000)
+def plan_size(hand: int, shape: GameShape) -> int:
+    """How many groups the plan of the packed ``hand`` has (:func:`~paizhuo_engine.ai.plan.plan_hand`)."""
+    return len(plan_hand(unpack(hand), shape))
 
 
 @lru_cache(maxsize=200_000)
@@ -132,9 +139,8 @@ def follow_choice(rules: Any, hand: int, to_beat: Reading) -> tuple[Play | None,
     top card is spent — the lowest bomb)``; ``None`` where there is none."""
     gen = generator(rules)
     shape = shape_of(rules)
-    counts = unpack(hand)
-    base = _plan_size(counts, shape)
-    top = _top_ranks(rules)
+    base = plan_size(hand, shape)
+    top = _top_mask(rules)
     best: tuple[tuple, Play] | None = None
     bomb: Play | None = None
     weighed = 0
@@ -147,17 +153,15 @@ def follow_choice(rules: Any, hand: int, to_beat: Reading) -> tuple[Play | None,
         if weighed >= FOLLOWS_WEIGHED:
             continue
         weighed += 1
-        pc = unpack(p[0])
-        rest = tuple(counts[r] - pc[r] for r in range(15))
-        delta = _plan_size(rest, shape) - (base - 1)
-        control = any(pc[r] for r in top)
+        delta = plan_size(hand - p[0], shape) - (base - 1)  # fieldwise: no borrow
+        control = bool(p[0] & top)
         key = (delta, control, p[1].key)
         if best is None or key < best[0]:
             best = (key, p)
     if best is None:
         return None, None, False, bomb
     (delta, control, _key), play = best
-    cheap = delta <= 0 and (not control or sum(counts) <= 8)
+    cheap = delta <= 0 and (not control or sum(unpack(hand)) <= 8)
     return None, play, cheap, bomb
 
 
@@ -191,7 +195,7 @@ def sure_lead(game: Any, seat: int, side: list[int], hand: int) -> Play | None:
     ``hand``'s plan has two or three groups and every group but at most one is sure — no
     active opponent's hand can beat it — so leading the sure ones keeps the lead and the
     last group goes out (G-3). The first sure group, else ``None``."""
-    if not 2 <= _plan_size(unpack(hand), shape_of(game.rules)) <= 3:
+    if not 2 <= plan_size(hand, shape_of(game.rules)) <= 3:
         return None  # the plan's size is cached for every hand already (follow_choice)
     plays = plan_leads(game.rules, hand)
     if plays is None:
