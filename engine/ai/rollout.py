@@ -37,7 +37,7 @@ from ..errors import MoveError
 from ..movegen import _MASK, SHIFTS, Play, pack_cards, pack_counts, reading_of_json, unpack
 from ..moves import cards_for, generator
 from ..readings import Reading
-from .plan import GameShape, plan_hand, shape_of
+from .plan import GameShape, Group, plan_hand, shape_of
 from .simple import PASS, Action
 from .strategy import _plays_of
 
@@ -80,22 +80,33 @@ def sides(game: Any) -> list[int]:
 
 
 @lru_cache(maxsize=100_000)
+def _plan_plays(rules: Any, hand: int) -> tuple[Play | None, tuple[tuple[Group, tuple[Play, ...]], ...]]:
+    """The packed ``hand``'s first lead that takes the whole hand (no bomb), or ``None``;
+    and each group of its plan (:func:`~paizhuo_engine.ai.plan.plan_hand`) with the leads
+    that take exactly that group's cards. Shared by every ``short`` of :func:`lead_choice`
+    and by :func:`plan_leads`."""
+    gen = generator(rules)
+    counts = list(unpack(hand))
+    whole = next((p for p in _plays_of(gen, hand, counts, hand, sum(counts)) if not p[1].bomb),
+                 None)
+    groups = tuple((g, tuple(_plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)))
+                   for g in plan_hand(counts, shape_of(rules)))
+    return whole, groups
+
+
+@lru_cache(maxsize=100_000)
 def lead_choice(rules: Any, hand: int, short: int) -> Play:
     """The rollout lead of the packed ``hand`` (see the module doc); ``short`` is the
     fewest cards an active opponent holds (99 when none is short)."""
-    gen = generator(rules)
-    shape = shape_of(rules)
-    counts = list(unpack(hand))
-    whole = [p for p in _plays_of(gen, hand, counts, hand, sum(counts)) if not p[1].bomb]
-    if whole:
-        return whole[0]
-    weight = shape.weight
+    whole, groups = _plan_plays(rules, hand)
+    if whole is not None:
+        return whole
+    weight = shape_of(rules).weight
     options: list[tuple[tuple, Play]] = []
-    for g in plan_hand(counts, shape):
+    for g, all_plays in groups:
         if g.kind == "bomb":
             continue
-        plays = [p for p in _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
-                 if not p[1].bomb]
+        plays = [p for p in all_plays if not p[1].bomb]
         if not plays:
             continue
         play = next((p for p in plays if p[1].kind == g.kind), plays[0])
@@ -104,7 +115,7 @@ def lead_choice(rules: Any, hand: int, short: int) -> Play:
             low -= 1.5 * len(g.ranks) + 0.5 * (g.width - 1)
         options.append(((low, -play[1].size), play))
     if not options:
-        return next(p for p in gen.iter_leads(hand))
+        return next(p for p in generator(rules).iter_leads(hand))
     options.sort(key=lambda o: o[0])
     if short <= 2:
         fitting = [o for o in options if o[1][1].size != short
@@ -169,15 +180,11 @@ def _act(game: Any, seat: int, play: Play) -> Action:
     return Action("play", tuple(cards_for(play, game.hands[seat], game.protected())), play[1])
 
 
-@lru_cache(maxsize=100_000)
 def plan_leads(rules: Any, hand: int) -> tuple[Play, ...] | None:
     """One lead per group of the packed ``hand``'s plan (:func:`~paizhuo_engine.ai.plan.plan_hand`,
     bombs included), in the plan's order; ``None`` when a group is no legal lead."""
-    gen = generator(rules)
-    counts = list(unpack(hand))
     out = []
-    for g in plan_hand(counts, shape_of(rules)):
-        plays = _plays_of(gen, hand, counts, pack_counts(g.counts()), g.size)
+    for g, plays in _plan_plays(rules, hand)[1]:
         if not plays:
             return None
         out.append(next((p for p in plays if p[1].kind == g.kind), plays[0]))
