@@ -3,7 +3,7 @@ work (their figures go to docs/ai.md, not to assertions)."""
 
 from __future__ import annotations
 
-from bench_support import run
+from bench_support import ROOT, run
 
 
 def test_endgame_check_smallest_size() -> None:
@@ -38,3 +38,11 @@ def test_hard_budget_before_play_smallest_size() -> None:
 def test_ai_load_smallest_size() -> None:
     out = run("bench/ai_load.py", "--tables", "2", "--seconds", "2", "--delay", "0.2", timeout=300)
     assert "decision time: p50" in out and "event-loop stalls" in out
+
+
+def test_search_cpu_smallest_size_against_itself() -> None:
+    """Compared with its own checkout, the same positions give the same decisions."""
+    out = run("bench/search_cpu.py", "--games", "1", "--samples", "2", "--rounds", "1",
+              "--only", "手把一 2 人", "--compare", str(ROOT), timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("| 手把一 2 人 |"))
+    assert row.rstrip().endswith("| 是 |")
