@@ -50,6 +50,12 @@ FOLLOWS_LOOKED_AT = 40
 FOLLOWS_WEIGHED = 8
 """Of those, the follows without a bomb whose effect on the hand's plan is weighed."""
 
+SURE_FOLLOW_CARDS = 7
+"""A follow into a sure way out (:func:`sure_follow`) is looked for in hands this small."""
+
+SURE_FOLLOWS = 8
+"""Follows :func:`sure_follow` looks at (cheapest first)."""
+
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -197,21 +203,54 @@ def can_beat(rules: Any, hand: int, to_beat: Reading) -> bool:
     return next(generator(rules).iter_follows(hand, to_beat), None) is not None
 
 
+def _rivals(game: Any, seat: int, side: list[int]) -> list[int]:
+    """The packed hands of the active opponents of ``seat``."""
+    mine = side[seat]
+    return [pack_cards(h) for s, h in enumerate(game.hands) if h and s != seat and side[s] != mine]
+
+
+def _sure_plan(rules: Any, hand: int, rivals: list[int]) -> tuple[Play, ...] | None:
+    """The sure groups of the packed ``hand``'s plan when it has at most three groups and
+    every group but at most one is sure — no hand of ``rivals`` can beat it — else ``None``."""
+    if not 1 <= plan_size(hand, shape_of(rules)) <= 3:
+        return None  # the plan's size is cached for every hand already (follow_choice)
+    plays = plan_leads(rules, hand)
+    if plays is None:
+        return None
+    sure = tuple(p for p in plays if not any(can_beat(rules, r, p[1]) for r in rivals))
+    return sure if len(plays) - len(sure) <= 1 else None
+
+
 def sure_lead(game: Any, seat: int, side: list[int], hand: int) -> Play | None:
     """A lead of a sure way out in a fully known ``game`` (a rollout's deal): the packed
     ``hand``'s plan has two or three groups and every group but at most one is sure — no
     active opponent's hand can beat it — so leading the sure ones keeps the lead and the
     last group goes out (G-3). The first sure group, else ``None``."""
-    if not 2 <= plan_size(hand, shape_of(game.rules)) <= 3:
-        return None  # the plan's size is cached for every hand already (follow_choice)
-    plays = plan_leads(game.rules, hand)
-    if plays is None:
+    if plan_size(hand, shape_of(game.rules)) < 2:
         return None
-    mine = side[seat]
-    rivals = [pack_cards(h) for s, h in enumerate(game.hands)
-              if h and s != seat and side[s] != mine]
-    sure = [p for p in plays if not any(can_beat(game.rules, r, p[1]) for r in rivals)]
-    return sure[0] if sure and len(plays) - len(sure) <= 1 else None
+    sure = _sure_plan(game.rules, hand, _rivals(game, seat, side))
+    return sure[0] if sure else None
+
+
+def sure_follow(game: Any, seat: int, side: list[int], hand: int,
+                to_beat: Reading) -> Action | None:
+    """A follow into a sure way out in a fully known ``game``: among the first
+    :data:`SURE_FOLLOWS` follows of the packed ``hand`` (cheapest first), one that no active
+    opponent can beat — the lead comes back — and that leaves a plan :func:`sure_lead`
+    could finish (G-3); ``None`` when there is none. Asked only for hands of at most
+    :data:`SURE_FOLLOW_CARDS` cards."""
+    rivals = _rivals(game, seat, side)
+    if not rivals:
+        return None
+    rules = game.rules
+    for p in islice(generator(rules).iter_follows(hand, to_beat), SURE_FOLLOWS):
+        if p[0] == hand or any(can_beat(rules, r, p[1]) for r in rivals):
+            continue
+        if _sure_plan(rules, hand - p[0], rivals) is not None:
+            action = _checked(game, seat, p)
+            if action is not None:
+                return action
+    return None
 
 
 def _checked(game: Any, seat: int, play: Play) -> Action | None:
@@ -273,6 +312,10 @@ def quick_action(game: Any, seat: int, side: list[int]) -> Action:
         except MoveError:
             may_pass = False
     left = counts[seat]
+    if left <= SURE_FOLLOW_CARDS and follow_choice(game.rules, hand, to_beat)[0] is None:
+        sure = sure_follow(game, seat, side, hand, to_beat)
+        if sure is not None:
+            return sure
     if (may_pass and side[owner] == mine and counts[owner]
             and left != to_beat.size and left > 4):
         return PASS  # the partner's trick, and no follow could empty the hand

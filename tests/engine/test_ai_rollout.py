@@ -85,11 +85,25 @@ def test_the_never_played_rule_waits_while_nobody_is_short() -> None:
 def test_baopei_watch_plays_the_highest_single() -> None:
     """S-4 包赔: the next player (seat 2) holds one card, so seat 1 follows the 5 with its
     highest single K, not the 7 it would otherwise spend."""
-    hands = ["5 6 8 9 10", "7 K 3 3", "J"]
+    hands = ["5 6 6 9 10", "7 K 3 3", "J"]
     assert follow_of(hands, "5") == ranks("K")
 
 
 def test_without_baopei_the_cheapest_single_stands() -> None:
-    """The control: 包赔 off (S-4 setting), the same position follows with 7."""
-    hands = ["5 6 8 9 10", "7 K 3 3", "J"]
+    """The control: 包赔 off (S-4 setting), the same position follows with 7 (66 can
+    beat 33, so no follow leads into a sure way out)."""
+    hands = ["5 6 6 9 10", "7 K 3 3", "J"]
     assert follow_of(hands, "5", SRules(baopei=False)) == ranks("7")
+
+
+def test_a_follow_nobody_can_beat_that_leaves_a_sure_way_out_is_taken() -> None:
+    """G-3: seat 1 holds K K 5 5 against a Q — breaking KK is no cheap follow, but nobody
+    can beat a K (no A, 2, joker or bomb out) nor 55, so K, K, 55 goes out."""
+    hands = ["Q 3 4 6 7", "K K 5 5", "8 9 10 J"]
+    assert follow_of(hands, "Q") == ranks("K")
+
+
+def test_no_sure_follow_when_a_rival_can_beat_it() -> None:
+    """The control: seat 2 holds an A, so nothing is sure and seat 1 keeps its pair."""
+    hands = ["Q 3 4 6 7", "K K 5 5", "8 9 10 A"]
+    assert follow_of(hands, "Q") is None
