@@ -85,7 +85,7 @@ def sides(game: Any) -> list[int]:
     return game.teams()
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=30_000)
 def _plan_plays(rules: Any, hand: int) -> tuple[Play | None, tuple[tuple[Group, tuple[Play, ...]], ...]]:
     """The packed ``hand``'s first lead that takes the whole hand (no bomb), or ``None``;
     and each group of its plan (:func:`~paizhuo_engine.ai.plan.plan_hand`) with the leads
@@ -142,7 +142,7 @@ def _top_mask(rules: Any) -> int:
     return sum(_MASK << SHIFTS[r] for r in (top[:1] if rules.held_jokers_double else top))
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=100_000)
 def plan_size(hand: int, shape: GameShape) -> int:
     """How many groups the plan of the packed ``hand`` has (:func:`~paizhuo_engine.ai.plan.plan_hand`)."""
     return len(plan_hand(unpack(hand), shape))
@@ -197,7 +197,7 @@ def plan_leads(rules: Any, hand: int) -> tuple[Play, ...] | None:
     return tuple(out)
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=50_000)
 def can_beat(rules: Any, hand: int, to_beat: Reading) -> bool:
     """Whether the packed ``hand`` holds a play that beats ``to_beat`` (bombs included)."""
     return next(generator(rules).iter_follows(hand, to_beat), None) is not None
