@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from typing import Any
 
 from sqlalchemy import event
@@ -59,10 +61,34 @@ def make_engine(url: str | URL, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
     return engine
 
 
+PRAGMA_RETRY = 0.05
+"""Seconds between tries of a connection's PRAGMA that found the database locked."""
+
+
 def sqlite_pragmas(busy_timeout: float) -> list[str]:
-    """The PRAGMA statements every SQLite connection of the bot runs on connect."""
-    return ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-            f"PRAGMA busy_timeout={int(busy_timeout * 1000)}", "PRAGMA foreign_keys=ON"]
+    """The PRAGMA statements every SQLite connection of the bot runs on connect (the busy
+    timeout first, so that every later one waits for a lock as it may)."""
+    return [f"PRAGMA busy_timeout={int(busy_timeout * 1000)}", "PRAGMA journal_mode=WAL",
+            "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"]
+
+
+def run_pragma(execute: Any, pragma: str, busy_timeout: float) -> None:
+    """``execute(pragma)``, tried again every :data:`PRAGMA_RETRY` seconds for up to
+    ``busy_timeout`` seconds while it fails with ``database is locked``: a connection
+    switching a new database to WAL while another holds its write lock (``BEGIN
+    IMMEDIATE``: two bot processes starting at once, one of them migrating) is refused
+    at once, whatever the busy timeout. Any other error, or the lock still held at the
+    end, is raised. The wait blocks the calling thread; it happens only while another
+    process writes a database that is not in WAL mode yet, i.e. at its creation."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            execute(pragma)
+            return
+        except sqlite3.OperationalError as err:
+            if "database is locked" not in str(err) or time.monotonic() >= deadline:
+                raise
+        time.sleep(PRAGMA_RETRY)
 
 
 def _install_sqlite_hooks(engine: AsyncEngine, busy_timeout: float) -> None:
@@ -75,7 +101,7 @@ def _install_sqlite_hooks(engine: AsyncEngine, busy_timeout: float) -> None:
         cursor = dbapi_connection.cursor()
         try:
             for pragma in pragmas:
-                cursor.execute(pragma)
+                run_pragma(cursor.execute, pragma, busy_timeout)
         finally:
             cursor.close()
 

@@ -347,3 +347,37 @@ async def test_a_long_reader_does_not_stall_the_saves_at_a_checkpoint(tmp_path: 
         assert (await store.load_live())[f"g{last % 20}"][1]["v"] == last
     finally:
         await store.close()
+
+
+def test_a_new_database_is_switched_to_wal_once_another_writer_lets_go(tmp_path: Path) -> None:
+    """Two processes starting on a new database at once: while one migrates it (its
+    ``BEGIN IMMEDIATE`` holds the write lock), the other's ``PRAGMA journal_mode=WAL``
+    fails at once with ``database is locked`` — SQLite does not wait there, whatever the
+    busy timeout — and that process failed to start (seen in CI). The connection's PRAGMAs
+    are retried until the busy timeout: it switches once the writer commits, and gives up
+    with the same error when the writer never does."""
+    import threading
+    import time
+
+    from paizhuo_db.connection import run_pragma
+
+    path = tmp_path / "new.db"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE t (a)")
+    holder.execute("BEGIN IMMEDIATE")
+    other = sqlite3.connect(path, isolation_level=None, timeout=5)
+    try:
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            other.execute("PRAGMA journal_mode=WAL")  # what every connection did before
+        assert time.monotonic() - started < 2  # refused at once, not after the 5 s timeout
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            run_pragma(other.execute, "PRAGMA journal_mode=WAL", busy_timeout=0.2)
+        release = threading.Timer(0.3, lambda: holder.execute("COMMIT"))
+        release.start()
+        run_pragma(other.execute, "PRAGMA journal_mode=WAL", busy_timeout=5)
+        release.join()
+        assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        other.close()
+        holder.close()
