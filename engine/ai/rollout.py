@@ -312,14 +312,16 @@ def quick_action(game: Any, seat: int, side: list[int]) -> Action:
         except MoveError:
             may_pass = False
     left = counts[seat]
-    if left <= SURE_FOLLOW_CARDS and follow_choice(game.rules, hand, to_beat)[0] is None:
-        sure = sure_follow(game, seat, side, hand, to_beat)
+    choices = None
+    if left <= SURE_FOLLOW_CARDS:
+        choices = follow_choice(game.rules, hand, to_beat)
+        sure = sure_follow(game, seat, side, hand, to_beat) if choices[0] is None else None
         if sure is not None:
             return sure
     if (may_pass and side[owner] == mine and counts[owner]
             and left != to_beat.size and left > 4):
         return PASS  # the partner's trick, and no follow could empty the hand
-    out, best, cheap, bomb = follow_choice(game.rules, hand, to_beat)
+    out, best, cheap, bomb = choices or follow_choice(game.rules, hand, to_beat)
     choice: Play | None
     if out is not None:
         choice = out
