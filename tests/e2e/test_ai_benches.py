@@ -46,3 +46,11 @@ def test_search_cpu_smallest_size_against_itself() -> None:
               "--only", "手把一 2 人", "--compare", str(ROOT), timeout=300)
     row = next(line for line in out.splitlines() if line.startswith("| 手把一 2 人 |"))
     assert row.rstrip().endswith("| 是 |")
+
+
+def test_search_tries_smallest_size() -> None:
+    out = run("bench/search_tries.py", "--try", "lead-evidence", "--game", "手把一 2 人",
+              "--seeds", "0", "--samples", "2", "--jobs", "1", timeout=300)
+    assert "shipped (2 samples): 困难 − 普通 " in out
+    assert "lead-evidence (2 samples): 困难 − 普通 " in out
+    assert "paired (lead-evidence − shipped, 困难's points): " in out
