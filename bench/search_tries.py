@@ -45,6 +45,21 @@ from paizhuo_engine.movegen import pack_cards, pack_counts, reading_of_json  # n
 from paizhuo_engine.moves import cards_for, generator  # noqa: E402
 
 
+def _play_out(world: Any, seat: int,
+              pick: Callable[[Any, int, int], Action | None] | None = None) -> float:
+    """Points of ``seat`` once ``world`` is played to the end: ``pick(world, s, n)`` chooses
+    seat ``s``'s move, the ``n``-th from here (``None``: the rollout player's,
+    :func:`~paizhuo_engine.ai.rollout.quick_action`)."""
+    side = R.sides(world)
+    for n in range(R.ROLLOUT_MOVES):
+        if world.over:
+            break
+        s = world.turn
+        a = pick(world, s, n) if pick is not None else None
+        R.apply(world, s, a or R.quick_action(world, s, side))
+    return float(world.result["points"][seat]) if world.over else 0.0
+
+
 def _confidence(value: float) -> Callable[[], None]:
     def install() -> None:
         S.CONFIDENCE = value
@@ -134,18 +149,13 @@ def _normal_rollout(moves: int, hero_only: bool) -> Callable[[], None]:
     seat's with ``hero_only`` — the fast rollout player the rest."""
     def install() -> None:
         def playout(world: Any, seat: int, action: Action) -> float:
-            R.apply(world, seat, action)
-            side = R.sides(world)
-            for n in range(R.ROLLOUT_MOVES):
-                if world.over:
-                    break
-                s = world.turn
+            def planner(w: Any, s: int, n: int) -> Action | None:
                 if n < moves and (not hero_only or s == seat):
-                    a = decide(view_of(world, s), tuple(world.protected()))
-                else:
-                    a = R.quick_action(world, s, side)
-                R.apply(world, s, a)
-            return float(world.result["points"][seat]) if world.over else 0.0
+                    return decide(view_of(w, s), tuple(w.protected()))
+                return None
+
+            R.apply(world, seat, action)
+            return _play_out(world, seat, planner)
         S.playout = playout
     install.__doc__ = ("普通 (the planner) plays the searching seat's rollout moves, the fast "
                        "rollout player the others'" if hero_only else
@@ -259,30 +269,14 @@ def _random_rollout() -> None:
     def playout(world: Any, seat: int, action: Action) -> float:
         rng = random.Random(repr(world.hands))
         R.apply(world, seat, action)
-        side = R.sides(world)
-        for _ in range(R.ROLLOUT_MOVES):
-            if world.over:
-                break
-            s = world.turn
-            a = R.quick_action(world, s, side)
-            if rng.random() < 0.1:
-                a = random_action(world, s, rng) or a
-            R.apply(world, s, a)
-        return float(world.result["points"][seat]) if world.over else 0.0
+        return _play_out(world, seat, lambda w, s, _n: random_action(w, s, rng)
+                         if rng.random() < 0.1 else None)
     S.playout = playout
 
 
 def _two_ply() -> None:
     """In each rollout the searching seat's next move is the best of three (the rollout
     player's, the pass, the cheapest other plays), each played out: a second ply."""
-    def finish(world: Any, seat: int, side: list[int]) -> float:
-        for _ in range(R.ROLLOUT_MOVES):
-            if world.over:
-                break
-            s = world.turn
-            R.apply(world, s, R.quick_action(world, s, side))
-        return float(world.result["points"][seat]) if world.over else 0.0
-
     def playout(world: Any, seat: int, action: Action) -> float:
         R.apply(world, seat, action)
         side = R.sides(world)
@@ -318,7 +312,7 @@ def _two_ply() -> None:
         for a in options:
             w = R.clone(world)
             R.apply(w, seat, a)
-            v = finish(w, seat, side)
+            v = _play_out(w, seat)
             best = v if best is None else max(best, v)
         return best if best is not None else 0.0
     S.playout = playout
