@@ -318,6 +318,18 @@ def _two_ply() -> None:
     S.playout = playout
 
 
+def _clipped(limit: float) -> Callable[[], None]:
+    def install() -> None:
+        shipped = S.playout
+
+        def playout(world: Any, seat: int, action: Action) -> float:
+            return max(-limit, min(limit, shipped(world, seat, action)))
+        S.playout = playout
+    install.__doc__ = (f"Each rollout's points are clipped to ±{limit:g} before they are "
+                       "averaged (less noise from the rare big wins and losses).")
+    return install
+
+
 def _lead_evidence(last: int, miss: float, near: float) -> Callable[[], None]:
     """The sampled deals are also weighed by the other seats' last ``last`` leads: a deal
     in which the rollout's lead (:func:`~paizhuo_engine.ai.rollout.lead_choice`, the same
@@ -399,6 +411,7 @@ TRIES: dict[str, Callable[[], None]] = {
     "union-rivals": _union_rivals,
     "random-rollout": _random_rollout,
     "two-ply": _two_ply,
+    "clip-20": _clipped(20),
     "lead-evidence": _lead_evidence(4, 0.3, 0.6),
     "lead-evidence-8": _lead_evidence(8, 0.15, 0.4),
 }
