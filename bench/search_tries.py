@@ -330,6 +330,39 @@ def _clipped(limit: float) -> Callable[[], None]:
     return install
 
 
+def _restricted(keep: Callable[[Any, Action, list[Action]], list[Action]],
+                doc: str) -> Callable[[], None]:
+    """An ablation: the candidates the shipped search compares, cut down by ``keep(view,
+    planner's choice, candidates)`` — where 困难's gain comes from."""
+    def install() -> None:
+        shipped = S._candidates
+
+        def candidates(game: Any, seat: int, view: Any, first: Action) -> list[Action]:
+            return keep(view, first, shipped(game, seat, view, first))
+        S._candidates = candidates
+    install.__doc__ = doc
+    return install
+
+
+def _confidence_by_choice(when_pass: float, when_play: float) -> Callable[[], None]:
+    def install() -> None:
+        shipped_candidates, shipped_pick = S._candidates, S._pick
+        passed = [False]
+
+        def candidates(game: Any, seat: int, view: Any, first: Action) -> list[Action]:
+            passed[0] = first.kind == "pass"
+            return shipped_candidates(game, seat, view, first)
+
+        def pick(rows: list[list[float]]) -> int:
+            S.CONFIDENCE = when_pass if passed[0] else when_play
+            return shipped_pick(rows)
+        S._candidates, S._pick = candidates, pick
+    install.__doc__ = (f"Another move is taken when it beats the planner's choice by {when_pass:g} "
+                       f"standard errors if the planner passes, {when_play:g} if it plays "
+                       f"(shipped: {S.CONFIDENCE:g} for both).")
+    return install
+
+
 def _lead_evidence(last: int, miss: float, near: float) -> Callable[[], None]:
     """The sampled deals are also weighed by the other seats' last ``last`` leads: a deal
     in which the rollout's lead (:func:`~paizhuo_engine.ai.rollout.lead_choice`, the same
@@ -412,6 +445,22 @@ TRIES: dict[str, Callable[[], None]] = {
     "random-rollout": _random_rollout,
     "two-ply": _two_ply,
     "clip-20": _clipped(20),
+    "no-pass-switch": _restricted(
+        lambda _view, first, cands: cands if first.kind == "pass"
+        else [a for a in cands if a.kind != "pass"],
+        "Ablation: when the planner plays, passing is no candidate."),
+    "no-play-switch": _restricted(
+        lambda _view, first, cands: [first] if first.kind == "pass" else cands,
+        "Ablation: when the planner passes, nothing is searched."),
+    "play-or-pass": _restricted(
+        lambda _view, first, cands: cands if first.kind == "pass"
+        else [a for a in cands if a is first or a.kind == "pass"],
+        "Ablation: when the planner plays, the pass is the only other candidate."),
+    "no-lead-search": _restricted(
+        lambda view, first, cands: [first] if view.lead is None else cands,
+        "Ablation: a lead is not searched (the planner's)."),
+    "pass-confidence-0.5": _confidence_by_choice(0.5, S.CONFIDENCE),
+    "play-confidence-1.5": _confidence_by_choice(S.CONFIDENCE, 1.5),
     "lead-evidence": _lead_evidence(4, 0.3, 0.6),
     "lead-evidence-8": _lead_evidence(8, 0.15, 0.4),
 }
