@@ -1108,11 +1108,50 @@ async def http_post_event(
 # --------------------------------------------------------------------------------------
 
 
+PORT_MOVES = 3
+"""Times :meth:`BotProcess.start` moves to another free port taken by another program."""
+
+
 def find_free_port(host: str = "127.0.0.1") -> int:
     """Return a TCP port that was free a moment ago (bind to port 0, read, close)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def _listening_inodes(port: int) -> set[str] | None:
+    """The socket inodes listening on local TCP ``port`` (Linux ``/proc/net/tcp``,
+    ``tcp6``); ``None`` where the system does not show them."""
+    inodes: set[str] = set()
+    shown = False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        shown = True
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes if shown else None
+
+
+def listens_on(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds a socket listening on local TCP ``port``; ``None``
+    where the system cannot tell (no ``/proc``, or the process's descriptors hidden)."""
+    inodes = _listening_inodes(port)
+    if inodes is None:
+        return None
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] in inodes:  # "socket:[inode]"
+                return True
+    return False
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:
@@ -1160,6 +1199,9 @@ class BotProcess:
         self.database_url = database_url
         self.log_level = log_level
         self.port = port if port is not None else find_free_port()
+        self._may_move = port is None
+        """The port was chosen here and the bot never listened on it: when another program
+        takes it first, :meth:`start` moves to another free port."""
         self.extra_env = dict(env or {})
         self.root = Path(root) if root is not None else REPO_ROOT
         self.startup_timeout = startup_timeout
@@ -1237,9 +1279,45 @@ class BotProcess:
         return "\n".join(self.log_text().splitlines()[-lines:])
 
     async def start(self) -> None:
-        """Spawn ``bot.py`` and wait (≤ ``startup_timeout``) until its port accepts TCP."""
+        """Spawn ``bot.py`` and wait (≤ ``startup_timeout``) until it listens on its port.
+
+        Listening means this process's own socket (checked in ``/proc`` where the system
+        has it; elsewhere any TCP answer on the port counts). A port chosen here (no
+        ``port`` given) that another program started listening on before the bot bound it
+        — two test runs can be handed the same free port — is given up for another free
+        one, up to :data:`PORT_MOVES` times, until the bot has listened once; after that
+        the URL stays the same across restarts."""
         if self.running:
             raise RuntimeError("bot already running")
+        deadline = time.monotonic() + self.startup_timeout
+        self._spawn()
+        moves = 0
+        while True:
+            proc = self._proc
+            assert proc is not None
+            if proc.poll() is not None:
+                code = proc.returncode
+                self._close_log()
+                if self._may_move and moves < PORT_MOVES and await self._answers():
+                    moves += 1
+                    self.port = find_free_port()
+                    self._spawn()
+                    continue
+                raise RuntimeError(
+                    f"bot exited during startup with code {code}; log tail:\n{self._log_tail()}"
+                )
+            if await self._answers() and listens_on(proc.pid, self.port) is not False:
+                self._may_move = False
+                return
+            if time.monotonic() >= deadline:
+                self.kill()
+                raise TimeoutError(
+                    f"bot did not listen on port {self.port} within "
+                    f"{self.startup_timeout}s; log tail:\n{self._log_tail()}"
+                ) from None
+            await asyncio.sleep(0.1)
+
+    def _spawn(self) -> None:
         self._close_log()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_file = self.log_path.open("ab")
@@ -1253,31 +1331,17 @@ class BotProcess:
             start_new_session=True,
         )
         weakref.finalize(self, _reap, self._proc)
-        deadline = time.monotonic() + self.startup_timeout
-        while True:
-            if self._proc.poll() is not None:
-                code = self._proc.returncode
-                self._close_log()
-                raise RuntimeError(
-                    f"bot exited during startup with code {code}; log tail:\n{self._log_tail()}"
-                )
-            try:
-                _, writer = await asyncio.wait_for(
-                    asyncio.open_connection("127.0.0.1", self.port), 1.0
-                )
-            except (OSError, TimeoutError):
-                if time.monotonic() >= deadline:
-                    self.kill()
-                    raise TimeoutError(
-                        f"bot did not listen on port {self.port} within "
-                        f"{self.startup_timeout}s; log tail:\n{self._log_tail()}"
-                    ) from None
-                await asyncio.sleep(0.1)
-                continue
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-            return
+
+    async def _answers(self) -> bool:
+        """Whether something accepts TCP connections on the port."""
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1.0)
+        except (OSError, TimeoutError):
+            return False
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+        return True
 
     async def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM the bot, wait ≤ ``timeout`` s, then SIGKILL; return the exit status."""

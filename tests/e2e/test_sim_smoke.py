@@ -7,6 +7,7 @@ second half starts the real ``bot.py`` and talks to it over a real reverse WebSo
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -236,6 +237,35 @@ async def test_duplicate_self_id_rejected(bot: BotProcess) -> None:
         assert first.connected
     finally:
         await first.close()
+
+
+async def test_port_taken_before_the_bot_binds_it(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another program starts listening on the free port chosen for the bot before the bot
+    binds it (two test runs on one machine can pick the same port): the bot is started on
+    another port, and the simulator reaches this bot, not the other program."""
+    from tools import onebot_sim
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        ports = iter([taken])
+        free = onebot_sim.find_free_port
+        monkeypatch.setattr(onebot_sim, "find_free_port",
+                            lambda host="127.0.0.1": next(ports, None) or free(host))
+        proc = BotProcess(tmp_path / "bot.log", access_token=TOKEN,
+                          database_url=f"sqlite+aiosqlite:///{tmp_path}/bot.db")
+        assert proc.port == taken
+        async with proc:
+            assert proc.port != taken
+            sim = OneBotSim(self_id=SELF_ID + 3)
+            await sim.connect(proc.url, TOKEN)
+            try:
+                assert sim.connected
+            finally:
+                await sim.close()
+        assert f"端口 {taken} 已被占用" in proc.log_text()
 
 
 async def test_kill_drops_connection_and_restart(tmp_path: Path) -> None:
