@@ -1149,7 +1149,8 @@ def listens_on(pid: int, port: int) -> bool | None:
         return None
     for fd in fds:
         with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] in inodes:  # "socket:[inode]"
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:[") and link[8:-1] in inodes:
                 return True
     return False
 
@@ -1314,7 +1315,7 @@ class BotProcess:
                 raise TimeoutError(
                     f"bot did not listen on port {self.port} within "
                     f"{self.startup_timeout}s; log tail:\n{self._log_tail()}"
-                ) from None
+                )
             await asyncio.sleep(0.1)
 
     def _spawn(self) -> None:
