@@ -502,6 +502,43 @@ def _mean_ci(xs: list[float]) -> str:
     return f"{m:+.2f} ± {1.96 * sd / math.sqrt(n):.2f}"
 
 
+class _LeadWatch:
+    """普通 at one seat (``inner``), counting how often the rollout's lead rule
+    (:func:`~paizhuo_engine.ai.rollout.lead_choice`) picks the lead 普通 picks: ``counts``
+    gets ``same`` (the same cards by rank), ``type`` (another play of the same type) or
+    ``other``."""
+
+    def __init__(self, inner: Any, counts: dict[str, int]) -> None:
+        self.inner = inner
+        self.counts = counts
+
+    def play(self, game: Any, seat: int) -> Action:
+        action = self.inner.play(game, seat)
+        if game.lead is None and action.kind == "play":
+            short = min((len(h) for s, h in enumerate(game.hands) if s != seat and h),
+                        default=99)
+            p = R.lead_choice(game.rules, pack_cards(game.hands[seat]), short if short <= 2 else 99)
+            key = ("same" if p[0] == pack_cards(action.cards) else "type"
+                   if (p[1].kind, p[1].size) == (action.reading.kind, len(action.cards)) else "other")
+            self.counts[key] += 1
+        return action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def lead_match(game: str, deals: int) -> dict[str, int]:
+    """How often the rollout's lead rule agrees with 普通's own leads over ``deals`` deals
+    (seeds 0 to ``deals`` − 1) of ``game`` with 普通 at every seat (the basis of the
+    ``lead-evidence`` tries): counts as :class:`_LeadWatch` keeps them."""
+    kind, players, rules = T.CONFIGS[game]
+    counts = {"same": 0, "type": 0, "other": 0}
+    for seed in range(deals):
+        seats = [_LeadWatch(T.make("普通", seed, i), counts) for i in range(players)]
+        T.play_deal(kind, players, rules, seed, seats)
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--try", dest="name", choices=sorted(TRIES), help="the variant")
@@ -514,7 +551,15 @@ def main() -> None:
     parser.add_argument("--try-samples", type=int, help="the same for the try (default --samples)")
     parser.add_argument("--setup-samples", type=int, default=32)
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--lead-match", type=int, metavar="DEALS",
+                        help="only count how often the rollout's lead rule picks 普通's lead")
     ns = parser.parse_args()
+    if ns.lead_match:
+        counts = lead_match(ns.game, ns.lead_match)
+        print(f"{ns.game}, {ns.lead_match} deals of 普通: the rollout's lead is 普通's in "
+              f"{counts['same']} of {sum(counts.values())} leads (same type, other cards: "
+              f"{counts['type']}; another type: {counts['other']})")
+        return
     if ns.list or not ns.name:
         for name, install in TRIES.items():
             doc = " ".join((install.__doc__ or "the shipped search").split())

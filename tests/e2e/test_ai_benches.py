@@ -3,6 +3,8 @@ work (their figures go to docs/ai.md, not to assertions)."""
 
 from __future__ import annotations
 
+import re
+
 from bench_support import ROOT, run
 
 
@@ -54,3 +56,10 @@ def test_search_tries_smallest_size() -> None:
     assert "shipped (2 samples): 困难 − 普通 " in out
     assert "lead-evidence (2 samples): 困难 − 普通 " in out
     assert "paired (lead-evidence − shipped, 困难's points): " in out
+
+
+def test_search_tries_lead_match_smallest_size() -> None:
+    out = run("bench/search_tries.py", "--lead-match", "1", "--game", "手把一 2 人", timeout=300)
+    line = next(x for x in out.splitlines() if x.startswith("手把一 2 人, 1 deals of 普通"))
+    seen = [int(n) for n in re.findall(r"\d+", line.split(":", 1)[1])]
+    assert seen[0] + seen[2] + seen[3] == seen[1] > 0  # same + same type + other = all leads
