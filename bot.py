@@ -2,7 +2,7 @@
 
 Reads settings from the environment and ``.env`` (see ``.env.example``), loads the game
 plugin and registers the OneBot v11 adapter (reverse WebSocket at
-``ws://HOST:PORT/onebot/v11/ws``) with the checks of ``plugins/paizhuo/guard.py``: the
+``ws://HOST:PORT/onebot/v11/ws``) with the checks of ``src/nonebot_plugin_paizhuo/guard.py``: the
 bot refuses to start on unsafe settings, a database file already in use or a busy port,
 and logs what the owner needs to connect it.
 """

@@ -2,7 +2,7 @@
 
 Prints the CPU time per call of NoneBot's ``get_plugin_config(Config)`` (validates the
 whole driver config into the plugin's model on every call) and of the plugin's
-``plugin_config()`` (read once, then kept; ``plugins/paizhuo/config.py``). The bot read
+``plugin_config()`` (read once, then kept; ``src/nonebot_plugin_paizhuo/config.py``). The bot read
 the settings on every OneBot call, every command's bare-word check, every re-arm of a
 table's timers and every deal.
 """

@@ -10,7 +10,7 @@ WAL mode with ``synchronous=NORMAL`` (a commit survives a killed process):
   connection, ``BEGIN IMMEDIATE`` … ``COMMIT``);
 * ``Store.save_live_text``: what the bot does now — the same statement written at once
   on the event loop when the database is free (busy timeout 0), else on the store's own
-  thread, group-committed with the saves that arrive together (``db/hot.py``);
+  thread, group-committed with the saves that arrive together (``src/paizhuo_db/hot.py``);
 * ``Registry.save (all)``: the whole per-move save of the bot: the table to JSON data,
   encoded once, saved as above;
 * ``aiosqlite raw``: the same statement on a bare aiosqlite connection (no lock, no

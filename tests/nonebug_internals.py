@@ -1,5 +1,5 @@
 """The nonebug internals the matcher tests patch (the tests-side twin of
-``plugins/paizhuo/internals``), each patch here and :func:`problems` naming what a nonebug
+``src/nonebot_plugin_paizhuo/internals``), each patch here and :func:`problems` naming what a nonebug
 release took away, so a change fails the run at start with those names rather than as
 odd test failures.
 

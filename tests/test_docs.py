@@ -78,12 +78,12 @@ def test_every_relative_link_resolves(page: Path) -> None:
 
 def test_the_link_check_sees_links() -> None:
     assert "docs/DESIGN.md" in links(ROOT / "README.md")
-    assert slug("出牌生成（三个游戏共用 `engine/moves.py`）") == "出牌生成三个游戏共用-enginemovespy"
+    assert slug("出牌生成（三个游戏共用 `src/paizhuo_engine/moves.py`）") == "出牌生成三个游戏共用-srcpaizhuo_enginemovespy"
 
 
 DOC_MENTION = re.compile(r"\bdocs/[\w.-]+\.md")
 FIGURES_IN_README = re.compile(r"[Ff]igures (?:go|are) (?:in|to) the README")
-CODE = [p for d in ("bench", "tools", "plugins", "engine", "db", "tests")
+CODE = [p for d in ("bench", "tools", "src", "tests")
         for p in sorted((ROOT / d).rglob("*.py"))]
 
 

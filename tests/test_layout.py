@@ -1,16 +1,17 @@
-"""The installed import names (pyproject.toml, ``src/`` links): nothing imports the
-repository's folders by their own names (``engine``, ``db``, ``plugins``), which a host
-bot may have too, and the plugin and the engine import themselves relatively, so each is
-one module tree under one name (docs/deployment.md「装在别的机器人里」)."""
+"""The installed import names are the folders under ``src/`` (pyproject.toml): four real
+folders, no links, so every file has one path and a checkout without symlinks installs
+the same files. Nothing imports the short names a host bot may have too (``engine``,
+``db``, ``plugins``), and the plugin and the engine import themselves relatively, so each
+is one module tree under one name (docs/deployment.md「装在别的机器人里」)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-LINKS = {"nonebot_plugin_paizhuo": "plugins/paizhuo", "paizhuo_engine": "engine",
-         "paizhuo_db": "db", "paizhuo_ai_worker": "plugins/ai_worker"}
+PACKAGES = ("nonebot_plugin_paizhuo", "paizhuo_engine", "paizhuo_db", "paizhuo_ai_worker")
 FOLDER_IMPORT = re.compile(r"^\s*(?:from|import)\s+(engine|db|plugins)(?:\.|\s)", re.M)
 SELF_IMPORT = re.compile(r"^\s*(?:from|import)\s+(nonebot_plugin_paizhuo|paizhuo_engine)\b",
                          re.M)
@@ -18,19 +19,27 @@ HOST_FIXTURES = REPO / "tests" / "e2e" / "host_nbcli"  # a host's own db.py / en
 
 
 def sources() -> list[Path]:
-    skip = {".git", ".venv", ".venv-lowest", "src", "__pycache__"}
+    skip = {".git", ".venv", ".venv-lowest", "__pycache__"}
     return [p for p in REPO.rglob("*.py")
             if not skip.intersection(p.relative_to(REPO).parts)
             and not p.is_relative_to(HOST_FIXTURES)]
 
 
-def test_src_holds_one_link_per_installed_package() -> None:
-    links = {p.name: p for p in (REPO / "src").iterdir() if not p.name.endswith(".egg-info")}
-    assert set(links) == set(LINKS)
-    for name, folder in LINKS.items():
-        assert links[name].is_symlink(), name
-        assert links[name].resolve() == (REPO / folder).resolve(), name
-    assert not (REPO / "plugins" / "__init__.py").exists()  # no package named plugins
+def test_src_holds_one_real_folder_per_installed_package() -> None:
+    folders = {p.name: p for p in (REPO / "src").iterdir()
+               if not p.name.endswith(".egg-info") and p.name != "__pycache__"}
+    assert set(folders) == set(PACKAGES)
+    for name, folder in folders.items():
+        assert folder.is_dir() and not folder.is_symlink(), name
+        assert (folder / "__init__.py").is_file(), name
+    for short in ("engine", "db", "plugins"):  # one path per file: no second home
+        assert not (REPO / short).exists(), short
+    links = []
+    for top, dirs, files in os.walk(REPO):
+        dirs[:] = [d for d in dirs if d not in {".git", ".venv", ".venv-lowest"}]
+        links += [os.path.join(top, n) for n in dirs + files
+                  if os.path.islink(os.path.join(top, n))]
+    assert links == []
 
 
 def test_nothing_imports_a_folder_by_its_repository_name() -> None:
@@ -42,8 +51,8 @@ def test_nothing_imports_a_folder_by_its_repository_name() -> None:
 
 def test_the_plugin_and_the_engine_import_themselves_relatively() -> None:
     found = []
-    for package, folder in (("nonebot_plugin_paizhuo", "plugins/paizhuo"),
-                            ("paizhuo_engine", "engine")):
+    for package, folder in (("nonebot_plugin_paizhuo", "src/nonebot_plugin_paizhuo"),
+                            ("paizhuo_engine", "src/paizhuo_engine")):
         for p in (REPO / folder).rglob("*.py"):
             for m in SELF_IMPORT.finditer(p.read_text(encoding="utf-8")):
                 if m.group(1) == package:
@@ -55,8 +64,9 @@ def test_the_engine_and_the_store_do_not_import_nonebot() -> None:
     """engine ← plugins → db: the engine imports neither NoneBot nor the database
     libraries, the store not NoneBot — so the tests of these two folders do not depend
     on the NoneBot and adapter versions (.ci/run runs the rest on the lowest ones)."""
-    banned = {"engine": ("nonebot", "sqlalchemy", "alembic", "aiosqlite", "asyncpg"),
-              "db": ("nonebot",)}
+    banned = {"src/paizhuo_engine": ("nonebot", "sqlalchemy", "alembic", "aiosqlite",
+                                     "asyncpg"),
+              "src/paizhuo_db": ("nonebot",)}
     found = []
     for folder, names in banned.items():
         pattern = re.compile(r"^\s*(?:from|import)\s+(" + "|".join(names) + r")\b", re.M)

@@ -110,7 +110,7 @@ async def hold_lock(store: Store, seconds: float) -> None:
 
 
 async def test_a_save_on_a_free_database_is_committed_at_once(store: Store) -> None:
-    """db/hot.py: with nobody else writing, a save is written on the event loop, without a
+    """src/paizhuo_db/hot.py: with nobody else writing, a save is written on the event loop, without a
     trip to the thread, and is committed when it returns (another connection reads it)."""
     hot = await store.hot_connection()
     await store.save_live("g1", "抓特务", {"v": 1})
@@ -148,7 +148,7 @@ async def test_saves_on_the_event_loop_leave_the_checkpoints_to_the_thread(store
 
 async def test_saves_arriving_together_commit_together_each_with_its_own_outcome(
         store: Store) -> None:
-    """Group commit (db/hot.py): while another writer holds the lock, saves go to the
+    """Group commit (src/paizhuo_db/hot.py): while another writer holds the lock, saves go to the
     thread and those that arrive while a batch is written go in one transaction; a row of
     another account is refused on its own while the rest of its batch is saved; a batch
     whose transaction fails reports the failure to every save in it and writes none of

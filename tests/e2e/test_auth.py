@@ -1,5 +1,5 @@
 """Only authenticated events reach the game (docs/deployment.md「安全」,
-``plugins/paizhuo/guard.py``).
+``src/nonebot_plugin_paizhuo/guard.py``).
 
 Everything runs against the real ``bot.py`` over real sockets on 127.0.0.1: a bot with the
 default settings (access token set, HTTP POST off) and one with the HTTP POST route on

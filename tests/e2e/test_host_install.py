@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 HOST = Path(__file__).resolve().parent / "host_nbcli"
 GROUP, USER, TOKEN = 72001, 7201, "host"
 PACKAGES = ["nonebot_plugin_paizhuo", "paizhuo_engine", "paizhuo_db", "paizhuo_ai_worker"]
-SOURCE = ["engine", "plugins", "db", "src", "pyproject.toml", "README.md"]
+SOURCE = ["src", "pyproject.toml", "README.md"]
 
 
 def make_venv(path: Path) -> Path:

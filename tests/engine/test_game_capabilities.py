@@ -17,7 +17,7 @@ from paizhuo_engine.zhuatewu.rules import ZRules
 
 
 def test_computer_player_never_branches_on_a_game_class_name() -> None:
-    """Each game's differences live in its own module: engine/ai reads capabilities."""
+    """Each game's differences live in its own module: src/paizhuo_engine/ai reads capabilities."""
     folder = Path(ai_package.__file__).parent
     found = [f"{p.name}:{i}" for p in sorted(folder.glob("*.py"))
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)

@@ -1,4 +1,4 @@
-"""The pure start-up checks of ``plugins/paizhuo/guard.py`` (安全): loopback hosts, which
+"""The pure start-up checks of ``src/nonebot_plugin_paizhuo/guard.py`` (安全): loopback hosts, which
 settings are refused, password masking, SQLite files. The checks against the real bot
 are in ``tests/e2e/test_auth.py``."""
 

@@ -1,4 +1,4 @@
-"""The NoneBot internals the plugin uses (plugins/paizhuo/internals): checked before use,
+"""The NoneBot internals the plugin uses (src/nonebot_plugin_paizhuo/internals): checked before use,
 fast dispatch falls back to NoneBot's own matching when one is missing or the switch is
 off, and the guarded adapter's overrides are checked at start-up."""
 

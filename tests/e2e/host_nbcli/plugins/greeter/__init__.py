@@ -1,10 +1,9 @@
 """The host bot's own plugin: ``/hello`` answers with the names of the host's own ``db``
 and ``engine`` modules, so a test sees that they are the host's and not the game's."""
 
-from nonebot import logger, on_command
-
 import db
 import engine
+from nonebot import logger, on_command
 
 logger.info(f"greeter: {db.NAME} {engine.NAME}")
 hello = on_command("hello")

@@ -313,7 +313,7 @@ class Store:
         connection of its own (autocommit, outside the pool), kept open until
         :meth:`release_account` or :meth:`close` (or until this process dies: the server
         ends the session and frees the lock). SQLite: the file is this process's alone
-        (``plugins/paizhuo/guard.py`` locks it), so always ``True``. Returns whether this
+        (``src/nonebot_plugin_paizhuo/guard.py`` locks it), so always ``True``. Returns whether this
         process holds the account (``True`` again when it already does); ``False`` while
         another process holds it.
 
@@ -413,7 +413,7 @@ class Store:
                 written either way).
         """
         hot = await self.hot_connection()
-        if hot is not None:  # group commit with the other tables' saves (db/hot.py)
+        if hot is not None:  # group commit with the other tables' saves (src/paizhuo_db/hot.py)
             when = utcnow().replace(tzinfo=None).strftime(_SQLITE_TIME)
             owner = await hot.save((group_id, game, state, when, account))
             if owner is not None:
@@ -464,7 +464,7 @@ class Store:
     @property
     def exclusive(self) -> bool:
         """Whether one process at a time uses this database: a SQLite file (the bot holds
-        a lock file beside it, ``plugins/paizhuo/guard.py``). Then every live table this
+        a lock file beside it, ``src/nonebot_plugin_paizhuo/guard.py``). Then every live table this
         process did not load was already in the database when the process started."""
         return self._sqlite
 

@@ -251,7 +251,7 @@ def check_startup(driver: Any) -> None:
         logger.log(level, f"牌桌: {line}")
 
 
-# ---- the adapter: plugins/paizhuo/internals/adapter.py (GuardedAdapter) ----------------------
+# ---- the adapter: src/nonebot_plugin_paizhuo/internals/adapter.py (GuardedAdapter) ----------------------
 
 
 def is_own_message(bot: BaseBot, event: BaseEvent) -> bool:

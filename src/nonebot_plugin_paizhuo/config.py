@@ -45,7 +45,7 @@ class Config(BaseModel):
     ``PAIZHUO_ONEBOT_HTTP_POST`` — serve the OneBot HTTP POST route (``/onebot/v11/http``);
     off by default, needs ``ONEBOT_SECRET`` when on. ``PAIZHUO_ALLOW_EMPTY_TOKEN`` — let the bot
     start with an empty ``ONEBOT_ACCESS_TOKEN`` on a non-loopback ``HOST`` (see
-    ``plugins/paizhuo/guard.py``).
+    ``src/nonebot_plugin_paizhuo/guard.py``).
     ``PAIZHUO_BARE_COMMANDS`` — which command words are answered without the
     ``/牌桌`` namespace (``all`` by default; e.g. ``all,-帮助,-help``; see
     ``matchers/namespace.py``). ``PAIZHUO_IMAGES`` — send /排行, /战绩 and the
@@ -53,7 +53,7 @@ class Config(BaseModel):
     true; ``PAIZHUO_FONT`` names the font file).
     ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
     (default true; false: registered with NoneBot like any plugin's; see
-    ``plugins/paizhuo/internals``).
+    ``src/nonebot_plugin_paizhuo/internals``).
     ``PAIZHUO_DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
     process's write lock before the change fails (and is undone).
 

@@ -13,7 +13,7 @@ A game record gets its number in its group (``group_seq``, 第 N 局) and its pl
 ``ended_at`` when they are inserted, in the same transaction (see the ``before_insert``
 listeners at the end).
 
-The schema itself is created by the alembic migrations in ``db/migrations``; keep both
+The schema itself is created by the alembic migrations in ``src/paizhuo_db/migrations``; keep both
 in sync (``tests/db`` checks that autogenerate finds no difference).
 """
 
