@@ -76,7 +76,8 @@ class ServedSim(ChatSim):
 
     Observations beyond :class:`~tools.sim_base.ChatSim`'s: ``connections`` (streams that
     became ready, in all), ``refused`` (``(path, status)`` of each refused request),
-    ``frames_in`` (every WebSocket frame the bot sent, decoded text).
+    ``frames_in`` (every WebSocket frame the bot sent, decoded text), ``close_codes`` (the
+    close code of each stream that ended).
     """
 
     host = "127.0.0.1"
@@ -98,6 +99,7 @@ class ServedSim(ChatSim):
         self.connections = 0
         self.refused: list[tuple[str, int]] = []
         self.frames_in: list[str] = []
+        self.close_codes: list[int] = []
 
     # ---- serving --------------------------------------------------------------------------
 
@@ -239,6 +241,7 @@ class ServedSim(ChatSim):
         finally:
             if ws.close_code is not None:
                 self.close_code = ws.close_code
+                self.close_codes.append(ws.close_code)
             if ws in self._live:
                 self._live.remove(ws)
             if ws in self._ready_ws:
@@ -246,8 +249,8 @@ class ServedSim(ChatSim):
             self._transports.pop(ws, None)
             await self._notify()
 
-    async def _broadcast(self, text: str) -> None:
-        live = [ws for ws in self._live if not ws.closed]
+    async def _broadcast(self, text: str, *, ready_only: bool = False) -> None:
+        live = [ws for ws in (self._ready_ws if ready_only else self._live) if not ws.closed]
         if not live:
             raise ConnectionError(f"{type(self).__name__}: the bot is not connected")
         for ws in live:
