@@ -621,22 +621,15 @@ class OneBotSim(ChatSim):
         segments = normalize_message(
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
         )
-        hung = self.hang_group if kind == "group" else self.hang_private
         media = forward or any(seg.get("type") == "image" for seg in segments)
-        if target in hung or (media and (self.hang_media or (kind, target) in self.hang_media_to)):
-            self.hung.append((kind, target, time.time()))
-            await asyncio.get_running_loop().create_future()  # never answered
+        reason = await self._fault(kind, target, media=media)  # a hung chat never returns
         group_ctx = target if kind == "group" else None
         text, at_ids = render_text(segments, lambda uid: self.nickname_of(uid, group_ctx))
         error = ""
         if not segments:
             error = "消息体无法解析, 请检查是否发送了不支持的消息类型"
-        elif kind == "private" and target in self.fail_private:
-            error = f"发送私聊消息失败 (simulated failure for {target})"
-        elif kind == "group" and (target in self.fail_group or target not in self.groups):
-            error = f"发送群消息失败 (bot is not in group {target} or simulated failure)"
-        elif media and (kind, target) in self.fail_media_to:
-            error = f"发送消息失败 (simulated media failure for {kind} {target})"
+        elif reason:
+            error = ("发送群消息失败" if kind == "group" else "发送私聊消息失败") + f" ({reason})"
         mid = None if error else self._new_message_id()
         await self._record(Sent(kind, target, segments, text, at_ids, time.time(), not error, mid,
                                 forward))
