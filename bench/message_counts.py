@@ -59,6 +59,7 @@ from nonebot.adapters.onebot.v11 import Message  # noqa: E402
 
 from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
 from nonebot_plugin_paizhuo.games.base import Say, SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.games.choice import LeveledStrategy  # noqa: E402
 from nonebot_plugin_paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
 from nonebot_plugin_paizhuo.tables import now_utc  # noqa: E402
 
@@ -81,7 +82,7 @@ def move(adapter, game, seats: list[SeatView], seat: int) -> list[Say]:
     """The move a player in 托管 would make, said as if the player had typed it."""
     if getattr(game, "phase", "play") != "play":
         return adapter.auto_move(game, seats, seat, "")  # 挖坑 bidding
-    action = adapter.strategy.choose(game, seat)
+    action = LeveledStrategy().choose(game, seat)
     if action.kind == "pass":
         done = game.pass_turn(seat)
     elif action.reading is not None:
@@ -156,10 +157,8 @@ class Recorder:
 
 async def _settle(table) -> None:
     """Until the computer players' timer has nothing to do now (PAIZHUO_COMPUTER_DELAY=0)."""
-    from nonebot_plugin_paizhuo.actions import deadlines
-
     for _ in range(100000):
-        task = deadlines._timers.get(table.group_id)
+        task = table.timer
         due = table.computer_at is not None
         if not due and (task is None or task.done() or task is asyncio.current_task()):
             return

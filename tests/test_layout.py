@@ -74,3 +74,15 @@ def test_the_engine_and_the_store_do_not_import_nonebot() -> None:
             found += [f"{p.relative_to(REPO)}: {m.group(0).strip()}"
                       for m in pattern.finditer(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_the_game_adapters_do_not_import_the_computer_turns() -> None:
+    """``games/`` (what each game says and does) never imports ``ai_turn`` (when and how a
+    computer decides): 困难's choice is an argument of the adapter's computer move, the
+    imports go one way (ai_turn → games), and no context variable carries a decision."""
+    games = REPO / "src" / "nonebot_plugin_paizhuo" / "games"
+    found = [p.name for p in games.rglob("*.py") if "ai_turn" in re.sub(
+        r'""".*?"""', "", p.read_text(encoding="utf-8"), flags=re.S)]
+    assert found == []
+    turn = (REPO / "src" / "nonebot_plugin_paizhuo" / "ai_turn.py").read_text(encoding="utf-8")
+    assert "ContextVar" not in turn and "from .games" in turn

@@ -96,18 +96,18 @@ class Pending:
         return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args)
 
 
-_LATER: dict[int, list[Pending]] = {}
+def later(table: Any, pending: Pending) -> None:
+    """Draw ``pending`` for ``table`` once the change's messages are queued (kept on the
+    table, ``Table.later``; ``actions.commit.run_locked`` takes them with
+    :func:`take_later`)."""
+    table.later.append(pending)
 
 
-def later(table: object, pending: Pending) -> None:
-    """Draw ``pending`` for ``table`` once the change's messages are queued
-    (``actions.commit.run_locked`` takes them with :func:`take_later`)."""
-    _LATER.setdefault(id(table), []).append(pending)
-
-
-def take_later(table: object) -> list[Pending]:
+def take_later(table: Any) -> list[Pending]:
     """The pictures :func:`later` set aside for ``table`` (and forget them)."""
-    return _LATER.pop(id(table), [])
+    due = list(table.later)
+    table.later.clear()
+    return due
 
 
 async def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = None) -> Outgoing:

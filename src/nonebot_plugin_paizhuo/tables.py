@@ -46,6 +46,13 @@ class SaveFailed(Exception):
     not count and the table must go back to its last saved state."""
 
 
+def _current_task() -> asyncio.Task | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running loop (tests tearing down)
+        return None
+
+
 def now_utc() -> datetime:
     """The current time, timezone-aware UTC (the system's wall clock: records, times
     shown). Deadlines use :func:`timer_now`."""
@@ -139,10 +146,17 @@ class Table:
     messages, friend checks and timers go through that account (``None``: saved before
     accounts were recorded, adopted by the first account that serves it).
 
-    Not saved (process-local): ``saved`` is the JSON text of the last state written to
-    the store (``None`` while never saved), ``failures`` counts failed saves in a row and
-    ``retry_at`` is when a timer may retry after one; ``announcing`` holds the end
-    messages of this change that wait to be sent, as ``(game uid, Outgoing)``.
+    Not saved: everything the process holds for the table lives on this object, and
+    :meth:`drop` lets it all go (the registry drops a table it removes). ``lock``
+    serialises its changes; ``saved`` is the JSON text of the last state written to the
+    store (``None`` while never saved), ``failures`` counts failed saves in a row and
+    ``retry_at`` is when a timer may retry after one (the back-off); ``timer`` is the
+    task waiting for its next reminder / deadline / computer pause
+    (``actions.deadlines``) and ``deferred`` says it came due while the table's account
+    was away; ``ahead`` holds the 困难 searches started for its coming computer decisions
+    (``ai_turn``); ``later`` the pictures to draw once the change's texts are queued
+    (``pictures.Pending``); ``announcing`` the end messages of this change that wait to
+    be sent, as ``(game uid, Outgoing)`` (claimed in :attr:`Registry.claims` meanwhile).
 
     ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
     托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
@@ -174,7 +188,25 @@ class Table:
     failures: int = field(default=0, compare=False, repr=False)
     retry_at: datetime | None = field(default=None, compare=False, repr=False)
     announcing: list = field(default_factory=list, compare=False, repr=False)
+    timer: asyncio.Task | None = field(default=None, compare=False, repr=False)
+    deferred: bool = field(default=False, compare=False, repr=False)
+    ahead: list = field(default_factory=list, compare=False, repr=False)
+    later: list = field(default_factory=list, compare=False, repr=False)
     pending: list = field(default_factory=list)
+
+    def drop(self) -> None:
+        """Let go of everything the process holds for this table (it was removed): its
+        timer is cancelled (unless it is the task running this), its searches started
+        ahead are cancelled, its pictures to draw are forgotten. The saved state, the
+        lock and the end messages being sent are kept (a change under way finishes)."""
+        timer, self.timer = self.timer, None
+        if timer is not None and timer is not _current_task():
+            timer.cancel()
+        self.deferred = False
+        for entry in self.ahead:
+            entry.search.cancel()
+        self.ahead.clear()
+        self.later.clear()
 
     @property
     def adapter(self) -> GameAdapter:
@@ -338,6 +370,12 @@ class Registry:
         self.guard = asyncio.Lock()
         self.store: Store | None = None
         self.resumed: set[str] = set()
+        self.claims: set[str] = set()
+        """Games (uid) whose end message is being sent right now — by the change that
+        finished the game (claimed before its record is written) or by a late
+        announcement when an account connects: whoever claimed it sends it, nobody else
+        meanwhile. Kept here, not on a table: a table of computer players closes with its
+        game while its end message is still on the way."""
 
     def get(self, group_id: str) -> Table | None:
         """The table of a group."""
@@ -361,11 +399,13 @@ class Registry:
             del self.by_user[user_id]
 
     def remove(self, table: Table) -> None:
-        """Forget a table and its seats (in memory)."""
+        """Forget a table and its seats (in memory), and everything the process holds for
+        it (:meth:`Table.drop`)."""
         if self.tables.get(table.group_id) is table:
             del self.tables[table.group_id]
         for s in table.seats:
             self.unseat(table, s.user_id)
+        table.drop()
 
     def require_store(self) -> Store:
         """The store. Raises ``RuntimeError`` before start-up."""
@@ -381,8 +421,10 @@ class Registry:
             del self.by_user[user]
         if registered:
             self.add(table)
-        elif self.tables.get(gid) is table:
-            del self.tables[gid]
+        else:
+            if self.tables.get(gid) is table:
+                del self.tables[gid]
+            table.drop()
 
     async def save(self, table: Table) -> None:
         """Persist the table (after every accepted change), encoding it to JSON once;
@@ -500,7 +542,10 @@ class Registry:
         return resumed
 
     def reset(self) -> None:
-        """Forget every table in memory (tests)."""
+        """Forget every table in memory, with all the process held for each (tests)."""
+        for table in list(self.tables.values()):
+            table.drop()
+        self.claims.clear()
         self.tables.clear()
         self.by_user.clear()
         self.resumed.clear()

@@ -21,6 +21,7 @@ from support import cards
 from nonebot_plugin_paizhuo import accounts, ai_turn, tables
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.games.choice import LeveledStrategy
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
 from paizhuo_ai_worker import SearchPool
 from paizhuo_engine.ai.decisions import choose_bid
@@ -61,7 +62,7 @@ def install(monkeypatch):
         return pool
 
     yield make
-    ai_turn.forget_all()
+    ai_turn.forget_all(REGISTRY.tables.values())
     for pool in made:
         pool.shutdown()
 
@@ -95,7 +96,7 @@ async def quiet_bot(monkeypatch):
 
 async def pause_runs_out(clock: SteppedClock, table: Table) -> None:
     """Step the clock to the end of the computer players' pause and wait for their run."""
-    task = deadlines._timers[table.group_id]
+    task = table.timer
     await clock.advance((table.computer_at - tables.timer_now()).total_seconds())
     await task
 
@@ -183,8 +184,7 @@ async def test_a_stale_search_in_a_full_pool_leaves_the_move_to_normal(app: App,
     table.engine = ZGame.from_hands(OTHER, rules=ZRules(), leader=1)
     choice = await ai_turn.prepare(table, 1)
     assert choice.action is None  # the stale 过 is not used: 普通 decides
-    with ai_turn.deciding(choice):
-        assert ai_turn.LeveledStrategy().choose(table.engine, 1) == NORMAL.choose(table.engine, 1)
+    assert LeveledStrategy(choice).choose(table.engine, 1) == NORMAL.choose(table.engine, 1)
     await until(lambda: pool.busy() == 0, "the pool is free again")
 
 
@@ -240,7 +240,7 @@ async def test_a_restart_in_the_pause_searches_again(app: App, monkeypatch, cloc
     assert old.asked == [(1, 1)]
     # The restart: timers, searches and the pool of the old process are gone.
     deadlines.cancel_timers()
-    ai_turn.forget_all()
+    ai_turn.forget_all(REGISTRY.tables.values())
     old.shutdown()
     REGISTRY.reset()
     pool = install(answer_pass)
@@ -278,3 +278,25 @@ async def test_decisions_before_play_are_searched_in_the_pause(app: App, monkeyp
     await pause_runs_out(clock, table)
     assert table.engine.bids[1] == 3 and table.engine.buried == highest
     assert pool.asked[:2] == [(1, 0), (1, 0)] and pool.searched >= 2
+
+
+async def test_removing_a_table_drops_everything_the_process_held_for_it(app: App, install) -> None:
+    """One object per live table: its timer, its searches started ahead and its pictures
+    still to draw are the table's own; removing it from the registry cancels the timer and
+    the searches (their places in the pool freed) and forgets the pictures."""
+    from nonebot_plugin_paizhuo.pictures import Pending, later
+
+    pool = install(slow_pass)
+    table = hard_table(HANDS, leader=1)
+    table.rearm()
+    await REGISTRY.save(table)
+    deadlines.schedule(table)
+    later(table, Pending(table.group_id, "桌面", lambda: None, ()))
+    timer, searches = table.timer, ai_turn.searching(table)
+    assert timer is not None and not timer.done() and len(searches) == 1
+    assert pool.asked == [(1, 0)] and len(table.later) == 1
+    REGISTRY.remove(table)
+    await asyncio.sleep(0)
+    assert timer.cancelled() and table.timer is None
+    assert ai_turn.searching(table) == [] and table.later == []
+    await until(lambda: pool.busy() == 0, "the pool is free again")

@@ -193,7 +193,7 @@ async def test_tribute_deadline_returns_lowest_then_declaring(app: App, monkeypa
         expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请稍等")
         table.deadline = now_utc() - timedelta(seconds=1)
         deadlines.schedule(table)
-        await deadlines._timers[str(GROUP)]
+        await REGISTRY.get(str(GROUP)).timer
     assert lowest in game.hands[0] and game.phase == "declare"
     assert table.deadline is not None and table.deadline > now_utc()
 

@@ -164,7 +164,7 @@ async def fire(table: Table, *, remind: bool = False) -> None:
     if getattr(table, "retry_at", None) is not None:
         table.retry_at = None  # the backoff after an earlier failure has passed
     deadlines.schedule(table)
-    await deadlines._timers[table.group_id]
+    await table.timer
 
 
 async def fails_on_timer(app: App, faults: Faults, monkeypatch, table: Table, *,
@@ -178,7 +178,7 @@ async def fails_on_timer(app: App, faults: Faults, monkeypatch, table: Table, *,
     await faults.heal()
     await assert_memory_is_saved()
     assert table.retry_at is not None and table.retry_at > now_utc()
-    retry = deadlines._timers.get(table.group_id)
+    retry = table.timer
     assert retry is not None and not retry.done()
 
 

@@ -111,7 +111,7 @@ async def test_w2_w3_timeouts(app: App, monkeypatch) -> None:
     async def fire() -> None:
         table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
         deadlines.schedule(table)
-        await deadlines._timers[str(GROUP)]
+        await REGISTRY.get(str(GROUP)).timer
 
     async with app.test_matcher() as ctx:
         make_bot(ctx)

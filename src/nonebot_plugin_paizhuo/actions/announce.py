@@ -35,7 +35,7 @@ from .basics import (
     seat_list,
     with_time_left,
 )
-from .commit import _in_flight, mark_announced
+from .commit import mark_announced
 from .deadlines import _timer_due, resume_deferred
 from .seating import between_games_status
 
@@ -119,7 +119,7 @@ async def announce_pending(bot: Bot) -> None:
         logger.error(f"event=pending_announcements_failed cause={err!r}")
         return
     for item in pending:
-        if item.uid in _in_flight:
+        if item.uid in REGISTRY.claims:
             continue  # its own end message is being sent right now
         if not await _announces(bot, item.group_id, owners):
             continue  # another account's group: it sends the message when it connects

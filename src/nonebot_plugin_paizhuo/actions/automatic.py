@@ -55,8 +55,8 @@ async def _automatic_move(table: Table, kind: str) -> list[Say]:
     seat = adapter.acting_seat(table.engine)
     if kind == "auto":  # at the group's 电脑难度, as a timer's 托管 move (G-6)
         log_event(table, "auto_move", seat)
-        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            return adapter.auto_move(table.engine, table.seats, seat, "托管")
+        choice = await ai_turn.prepare(table, seat)
+        return adapter.auto_move(table.engine, table.seats, seat, "托管", choice=choice)
     log_event(table, "auto_pass", seat)
     return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
 
@@ -65,7 +65,8 @@ async def _computer_moves(table: Table) -> list[Say]:
     """Every computer player the game waits for acts, through the same engine calls as a
     human's move; a failing strategy falls back to the timeout rule (never stalls). At
     困难, ``ai_turn.prepare`` takes the search started when the pause began — a play, or
-    a decision before play (叫分, 扣底, 明 / 暗) — or starts one."""
+    a decision before play (叫分, 扣底, 明 / 暗) — or starts one, and the adapter is given
+    its answer (``choice``)."""
     adapter = table.adapter
     says: list[Say] = []
     for seat in adapter.waiting_seats(table.engine):
@@ -74,8 +75,7 @@ async def _computer_moves(table: Table) -> list[Say]:
         snapshot = adapter.dump(table.engine)
         choice = await ai_turn.prepare(table, seat)
         try:
-            with ai_turn.deciding(choice):
-                says += adapter.computer_turn(table.engine, table.seats, seat)
+            says += adapter.computer_turn(table.engine, table.seats, seat, choice)
         except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
             logger.exception(f"computer move failed group={table.group_id} seat={seat}")
             table.engine = adapter.load(snapshot)

@@ -51,9 +51,6 @@ from .automatic import _automatic_move, _next_automatic
 from .basics import _actor, log_event, numbered
 from .deadlines import schedule
 
-_in_flight: set[str] = set()
-"""Games whose end message is being sent by the change that finished them."""
-
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
     """An adapter's :class:`Say` list as messages to the group and the seated users
@@ -120,7 +117,7 @@ async def run_locked(bot: Bot | None, table: Table,
             outs = [failed] if failed is not None else []
             ok = False
         announcing, table.announcing = table.announcing, []
-        _in_flight.update(uid for uid, _ in announcing)
+        REGISTRY.claims.update(uid for uid, _ in announcing)
         armed = (table.deadline, table.remind_at)
         changed_at = timer_now()
         delivery = submit(bot, outs) if bot is not None else None
@@ -144,7 +141,7 @@ async def run_locked(bot: Bot | None, table: Table,
         for uid, out in announcing:
             if out.sent:
                 await mark_announced(uid)
-            _in_flight.discard(uid)
+            REGISTRY.claims.discard(uid)
     return ok
 
 

@@ -242,14 +242,14 @@ async def _due(table: Table) -> list[Outgoing]:
         return []
     user = table.seats[seat].user_id
     says = []
+    choice = await ai_turn.prepare(table, seat)
     if user in table.auto:
-        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        says += adapter.auto_move(table.engine, table.seats, seat, "托管", choice=choice)
         log_event(table, "auto_move", seat)
     else:
         simple = table.setting("timeout_play") == "简单"
-        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
+        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple,
+                                  choice=choice)
         table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
         if table.timeouts[user] >= 2:

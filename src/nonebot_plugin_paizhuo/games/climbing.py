@@ -17,9 +17,9 @@ from paizhuo_engine.climbing import ClimbingGame, Move
 from paizhuo_engine.moves import any_beating
 from paizhuo_engine.readings import trailing_type_word
 
-from ..ai_turn import LeveledStrategy
 from ..messaging import plain
 from .base import GameAdapter, Say, SeatView, computer_name, is_computer
+from .choice import Choice, LeveledStrategy
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
 PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
@@ -95,9 +95,6 @@ def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[in
 class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
-    strategy: Strategy = LeveledStrategy()
-    """Moves of computer players, players in 托管 and timed-out players (G-6), at the
-    group's 电脑难度 (:mod:`nonebot_plugin_paizhuo.ai_turn`)."""
     simple_strategy: Strategy = LowestStrategy()
     """The simple timeout rule a group may choose (超时代打 简单): pass when following
     (unless 把一必拦 forbids it), lead the lowest single."""
@@ -134,10 +131,11 @@ class ClimbingAdapter(GameAdapter):
         return game.turn if game.phase == "play" and not game.over else None
 
     def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str,
-                  simple: bool = False) -> list[Say]:
+                  simple: bool = False, choice: Choice | None = None) -> list[Say]:
         """The bot moves for ``seat`` (托管 or time ran out) with the computer players'
-        strategy, or the simple timeout rule when ``simple`` (超时代打 简单)."""
-        strategy = self.simple_strategy if simple else self.strategy
+        strategy at ``choice`` (the group's 电脑难度, 困难's search), or the simple timeout
+        rule when ``simple`` (超时代打 简单)."""
+        strategy = self.simple_strategy if simple else LeveledStrategy(choice)
         return self._strategy_move(game, seats, seat, strategy, why)
 
     def _strategy_move(self, game: ClimbingGame, seats: list[SeatView], seat: int,
@@ -151,11 +149,12 @@ class ClimbingAdapter(GameAdapter):
             move = game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
 
-    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> list[Say]:
-        """A computer player's play or pass (G-3)."""
+    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
+        """A computer player's play or pass (G-3) at ``choice``."""
         if self.acting_seat(game) != seat:
             return []
-        return self._strategy_move(game, seats, seat, self.strategy)
+        return self._strategy_move(game, seats, seat, LeveledStrategy(choice))
 
     def cannot_beat(self, game: ClimbingGame) -> bool:
         """The player to act follows and holds nothing that beats the table (G-3)."""

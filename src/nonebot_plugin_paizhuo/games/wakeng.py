@@ -30,10 +30,10 @@ from paizhuo_engine.readings import WAKENG, WAKENG_SHAANXI
 from paizhuo_engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from paizhuo_engine.wakeng.rules import SCHEMA, WRules
 
-from ..ai_turn import searched_setup
 from ..messaging import plain
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
+from .choice import Choice, searched_setup
 from .climbing import ClimbingAdapter, at, is_card_text, signed
 
 BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
@@ -114,32 +114,33 @@ class WakengAdapter(ClimbingAdapter):
             return [game.digger]
         return super().waiting_seats(game)
 
-    def computer_turn(self, game: WGame, seats: list[SeatView], seat: int) -> list[Say]:
+    def computer_turn(self, game: WGame, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
         """W-2 叫分 by hand strength, W-3 扣底 keeping 5 / 10 / K out of the bottom (困难:
-        both searched, :func:`~nonebot_plugin_paizhuo.ai_turn.searched_setup`), else play."""
+        both searched, ``choice``, :func:`.choice.searched_setup`), else play."""
         if game.over:
             return []
         if game.phase == "bid":
             if seat != game.bidder:
                 return []
             bid = choose_bid(game.hands[seat], game.bid_options(seat), game.rules.shaanxi)
-            bid = int(searched_setup(game, seat, bid))  # type: ignore[arg-type]
+            bid = int(searched_setup(game, seat, bid, choice))  # type: ignore[arg-type]
             return self.act(game, seats, seat, "bid", str(bid))
         if game.phase == "bury":
             if seat != game.digger:
                 return []
             avoid = frozenset() if game.rules.shaanxi else SCORE_RANKS
             cards = choose_bury(game.hands[seat], game.rules.rank_order(), avoid=avoid)
-            cards = list(searched_setup(game, seat, tuple(cards)))  # type: ignore[arg-type]
+            cards = list(searched_setup(game, seat, tuple(cards), choice))  # type: ignore[arg-type]
             return self.answer(game, seats, seat, "扣 " + format_cards(cards)) or []
-        return super().computer_turn(game, seats, seat)
+        return super().computer_turn(game, seats, seat, choice)
 
     def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str,
-                  simple: bool = False) -> list[Say]:
+                  simple: bool = False, choice: Choice | None = None) -> list[Say]:
         if game.phase == "bid":
             game.bid_timeout()
             return self._after_bid(game, seats, seat, why)
-        return super().auto_move(game, seats, seat, why, simple)
+        return super().auto_move(game, seats, seat, why, simple, choice)
 
     # ---- texts ---------------------------------------------------------------------------------
     def _bid_prompt(self, game: WGame, seats: list[SeatView]) -> Message:

@@ -29,10 +29,10 @@ from paizhuo_engine.readings import ZHUATEWU
 from paizhuo_engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import SCHEMA, ZRules
 
-from ..ai_turn import searched_setup
 from ..messaging import plain
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
+from .choice import Choice, searched_setup
 from .climbing import ClimbingAdapter, is_card_text, signed
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
@@ -215,9 +215,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return list(game.awaiting_declare())
         return super().waiting_seats(game)
 
-    def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int) -> list[Say]:
+    def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
         """Z-8 还贡 with the cheapest cards, Z-9 明 / 暗 by hand strength (困难: searched,
-        :func:`~nonebot_plugin_paizhuo.ai_turn.searched_setup`), else play."""
+        ``choice``, :func:`.choice.searched_setup`), else play."""
         if game.phase == "tribute":
             exchange = game.next_return(seat)
             if exchange is None:
@@ -227,10 +228,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if game.phase == "declare":
             if seat not in game.awaiting_declare():
                 return []
-            choice = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
-            choice = str(searched_setup(game, seat, choice))
-            return self.answer(game, seats, seat, choice) or []
-        return super().computer_turn(game, seats, seat)
+            declared = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
+            declared = str(searched_setup(game, seat, declared, choice))
+            return self.answer(game, seats, seat, declared) or []
+        return super().computer_turn(game, seats, seat, choice)
 
     def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         t = unicodedata.normalize("NFKC", text).strip()

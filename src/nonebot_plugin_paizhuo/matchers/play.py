@@ -8,6 +8,7 @@ import unicodedata
 from nonebot import get_driver, on_message
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent
 from nonebot.rule import Rule
+from nonebot.typing import T_State
 
 from paizhuo_engine.cards import NotationError, parse_cards
 from paizhuo_engine.readings import trailing_type_word
@@ -49,21 +50,25 @@ def looks_like_cards(text: str) -> bool:
     return True
 
 
-def _command(event: GroupMessageEvent) -> tuple[str, str | None] | None:
+MOVE = "paizhuo_move"
+"""State key where the rule leaves the parsed command ``(kind, argument)`` for the
+handler: the text is parsed once."""
+
+
+async def _is_move(event: GroupMessageEvent, state: T_State) -> bool:
+    """A game command of the group's table in play (parsed here, once, into
+    ``state[MOVE]``)."""
     table = REGISTRY.get(str(event.group_id))
     if table is None or not table.playing:
-        return None
-    return table.adapter.parse_command(strip_prefix(event.get_plaintext()))
-
-
-async def _is_move(event: GroupMessageEvent) -> bool:
-    parsed = _command(event)
+        return False
+    parsed = table.adapter.parse_command(strip_prefix(event.get_plaintext()))
     if parsed is None:
         return False
-    table = REGISTRY.get(str(event.group_id))
-    if table is not None and table.seat_of(str(event.user_id)) is None:
+    if table.seat_of(str(event.user_id)) is None and not (
+            parsed[0] == "play" and looks_like_cards(parsed[1] or "")):
         # A bystander saying 过 / 不要, or chat that merely starts with 出, is not a move.
-        return parsed[0] == "play" and looks_like_cards(parsed[1] or "")
+        return False
+    state[MOVE] = parsed
     return True
 
 
@@ -72,8 +77,8 @@ dispatch.UNLIMITED.add(move_msg)
 
 
 @move_msg.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
-    parsed = _command(event)
+async def _(bot: Bot, event: GroupMessageEvent, state: T_State) -> None:
+    parsed = state.get(MOVE)
     if parsed is None:
         return
     kind, arg = parsed
