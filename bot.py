@@ -1,10 +1,12 @@
 """牌桌 bot entry point: ``python bot.py``.
 
 Reads settings from the environment and ``.env`` (see ``.env.example``), loads the game
-plugin and registers the OneBot v11 adapter (reverse WebSocket at
-``ws://HOST:PORT/onebot/v11/ws``) with the checks of ``src/nonebot_plugin_paizhuo/guard.py``: the
-bot refuses to start on unsafe settings, a database file already in use or a busy port,
-and logs what the owner needs to connect it.
+plugin and registers the protocol sides: the OneBot v11 adapter (reverse WebSocket at
+``ws://HOST:PORT/onebot/v11/ws``) with the checks of ``src/nonebot_plugin_paizhuo/guard.py``
+— the bot refuses to start on unsafe settings, a database file already in use or a busy
+port, and logs what the owner needs to connect it — and, when ``MILKY_CLIENTS`` /
+``SATORI_CLIENTS`` name a side to dial, the Milky / Satori adapter (README
+“LLBot 与 Lagrange.Milky”).
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ if nonebot.load_plugin("nonebot_plugin_paizhuo") is None:
     sys.exit("牌桌 plugin failed to load; see the error above")
 
 from nonebot_plugin_paizhuo.guard import GuardedAdapter, check_startup  # noqa: E402
+from nonebot_plugin_paizhuo.internals.gated import dial_sides  # noqa: E402
 
 nonebot.get_driver().register_adapter(GuardedAdapter)
+for side in dial_sides(nonebot.get_driver()):  # Milky, Satori: only those configured
+    nonebot.get_driver().register_adapter(side)
 
 if __name__ == "__main__":
     check_startup(nonebot.get_driver())

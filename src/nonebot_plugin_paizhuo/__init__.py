@@ -1,5 +1,5 @@
 """牌桌: three climbing card games — 抓特务, 挖坑 and 手把一 — played in QQ groups over
-OneBot v11. Players open a table in a group, sit down (or seat computer players), get
+OneBot v11, Milky or Satori (one room per side behind the platform port, ``port/``). Players open a table in a group, sit down (or seat computer players), get
 their hands and answer hidden questions by private message, and play in the group; the
 bot keeps time, plays for players who time out or are in 托管, records every finished
 game (/战绩, /排行, /对局 replays) and lets each group set its rules (/规则, /设置).
@@ -20,9 +20,7 @@ game) → ``tables.py`` (the live tables and their saving to ``db``) and ``messa
 from __future__ import annotations
 
 from nonebot import get_driver, logger
-from nonebot.adapters import Bot as AnyBot
-from nonebot.adapters import Event
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot, Event
 from nonebot.exception import IgnoredException
 from nonebot.matcher import current_bot, current_event, current_matcher
 from nonebot.message import event_preprocessor, run_preprocessor
@@ -36,6 +34,7 @@ from .actions import announce, deadlines, turns  # noqa: F401  (turns: what a du
 from .config import Config, plugin_config, warn_old_names
 from .internals import dispatch
 from .matchers import namespace
+from .port import account_of, room_of
 from .tables import REGISTRY
 
 __plugin_meta__ = PluginMetadata(
@@ -44,7 +43,7 @@ __plugin_meta__ = PluginMetadata(
     usage=namespace.usage_text(),
     type="application",
     config=Config,
-    supported_adapters={"~onebot.v11"},
+    supported_adapters={"~onebot.v11", "~milky", "~satori"},
 )
 """The plugin's metadata; ``usage`` spells the command words as ``PAIZHUO_BARE_COMMANDS``
 has them at start-up. (No ``homepage``: the project names no public repository.)"""
@@ -65,13 +64,16 @@ async def _start_store() -> None:
 
 @driver.on_bot_connect
 async def _bot_connected(bot: Bot) -> None:
-    await announce.bot_connected(bot)
+    if room_of(bot) is not None:
+        await announce.bot_connected(bot)
 
 
 @driver.on_bot_disconnect
-async def _bot_disconnected(bot: AnyBot) -> None:
+async def _bot_disconnected(bot: Bot) -> None:
+    if room_of(bot) is None:
+        return
     accounts.disconnected(bot)
-    await accounts.let_go(bot.self_id, bot)
+    await accounts.let_go(account_of(bot), bot)
 
 
 ACCOUNT_CHECK = "paizhuo_account_check"
@@ -79,7 +81,7 @@ ACCOUNT_CHECK = "paizhuo_account_check"
 
 
 @event_preprocessor
-async def _note_event(bot: AnyBot, event: Event, state: T_State) -> None:
+async def _note_event(bot: Bot, event: Event, state: T_State) -> None:
     """Every event: keep the accounts' group lists current (nothing is dropped here:
     other plugins' events pass untouched)."""
     accounts.note_event(bot, event)
@@ -99,7 +101,7 @@ async def _one_account_answers(state: T_State) -> None:
     bot, event = current_bot.get(), current_event.get()
     if guard.is_own_message(bot, event):
         raise IgnoredException("event from the bot's own account")
-    if not isinstance(bot, Bot) or REGISTRY.store is None:
+    if room_of(bot) is None or REGISTRY.store is None:
         return
     holder = state.get(ACCOUNT_CHECK)
     if holder is None:
@@ -112,7 +114,7 @@ async def _one_account_answers(state: T_State) -> None:
 
 async def _answers_here(bot: Bot, event: Event) -> bool:
     await accounts.ensure_restored(bot)
-    if bot.self_id in accounts.refused:
+    if accounts.is_refused(bot):
         return False
     return await accounts.handles(bot, event)
 

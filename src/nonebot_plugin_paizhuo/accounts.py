@@ -34,32 +34,30 @@ import unicodedata
 
 import nonebot
 from nonebot import logger
+from nonebot.adapters import Bot, Event
 from nonebot.adapters import Bot as AnyBot
-from nonebot.adapters import Event
-from nonebot.adapters.onebot.v11 import (
-    Bot,
-    GroupDecreaseNoticeEvent,
-    GroupIncreaseNoticeEvent,
-    GroupMessageEvent,
-    PrivateMessageEvent,
-)
 
 from .actions import deadlines
+from .port import account_of, room_of, said
 from .tables import REGISTRY, Table
 
 _group_lists: dict[str, set[str] | None] = {}
-"""Each connected account's groups as its OneBot side listed them (``None``: unreadable)."""
+"""Each connected account's groups as its side listed them (``None``: unreadable)."""
 _seen: dict[str, set[str]] = {}
 """Groups each account received events from (it is surely in them)."""
 _lists_lock = asyncio.Lock()
-_restoring: dict[str, tuple[Bot, asyncio.Task[None]]] = {}
-"""Each account's restore, with the connection (bot object) it was made for."""
+_restoring: dict[tuple[str, str], tuple[Bot, asyncio.Task[None]]] = {}
+"""Each account's restore per side (room name, account), with the connection (bot
+object) it was made for."""
 _holders: dict[str, object] = {}
 """The accounts this process holds, with what took each (the connection, or the bot)."""
+_sides: dict[str, str] = {}
+"""The side (room name) each held account is connected over."""
 _hold_locks: dict[str, asyncio.Lock] = {}
 refused: dict[str, Bot] = {}
 """Connections refused because another process holds their account (the plugin inside
-another bot, whose adapter cannot refuse the connection): their events are ignored."""
+another bot, whose adapter cannot refuse the connection), or because this process serves
+the account over another side already: their events are ignored."""
 _dropped: set[str] = set()
 """Groups whose table this process dropped when its account disconnected: reloaded on
 reconnect without the restart post."""
@@ -75,8 +73,19 @@ def account_order(self_id: str) -> tuple[int, str]:
 
 
 def connected() -> dict[str, Bot]:
-    """The OneBot v11 accounts connected to this process, by ``self_id``."""
-    return {sid: bot for sid, bot in nonebot.get_bots().items() if isinstance(bot, Bot)}
+    """The accounts connected to this process over a side with a room, by account (the
+    QQ number); a connection refused for its account (:data:`refused`) is not one."""
+    found: dict[str, Bot] = {}
+    for bot in nonebot.get_bots().values():
+        if room_of(bot) is None or is_refused(bot):
+            continue
+        found.setdefault(account_of(bot), bot)
+    return found
+
+
+def is_refused(bot: AnyBot) -> bool:
+    """Whether this connection's events are ignored (:data:`refused`)."""
+    return refused.get(account_of(bot)) is bot
 
 
 def bot_for(table: Table) -> Bot | None:
@@ -93,20 +102,23 @@ def bot_for(table: Table) -> Bot | None:
 
 async def group_list(bot: Bot) -> set[str] | None:
     """The groups ``bot``'s account is in (read once per connection; ``None`` when the
-    OneBot side cannot list them)."""
-    if bot.self_id not in _group_lists:
+    side cannot list them)."""
+    me = account_of(bot)
+    if me not in _group_lists:
+        room = room_of(bot)
         try:
-            groups = await bot.get_group_list()
-            _group_lists[bot.self_id] = {str(g["group_id"]) for g in groups}
+            if room is None:
+                raise LookupError("no room for this side")
+            _group_lists[me] = await room.group_ids(bot)
         except Exception as err:  # noqa: BLE001 - fall back to the groups seen in events
-            logger.warning(f"get_group_list failed for account {bot.self_id}: {err!r}")
-            _group_lists[bot.self_id] = None
-    return _group_lists[bot.self_id]
+            logger.warning(f"group list failed for account {me}: {err!r}")
+            _group_lists[me] = None
+    return _group_lists[me]
 
 
 async def in_group(bot: Bot, group_id: str) -> bool:
     """Whether ``bot``'s account is in ``group_id`` (its group list or its events)."""
-    if group_id in _seen.get(bot.self_id, set()):
+    if group_id in _seen.get(account_of(bot), set()):
         return True
     groups = await group_list(bot)
     return groups is not None and group_id in groups
@@ -117,11 +129,12 @@ async def group_handler(group_id: str, receiver: Bot) -> str:
     in the group (``receiver`` is in it, having received the message). With one account
     connected no group list is read."""
     bots = connected()
-    candidates = [receiver.self_id]
+    me = account_of(receiver)
+    candidates = [me]
     if len(bots) > 1:
         async with _lists_lock:  # read the lists one at a time, in a fixed order
             for sid in sorted(bots, key=account_order):
-                if sid != receiver.self_id and await in_group(bots[sid], group_id):
+                if sid != me and await in_group(bots[sid], group_id):
                     candidates.append(sid)
     return min(candidates, key=account_order)
 
@@ -129,21 +142,31 @@ async def group_handler(group_id: str, receiver: Bot) -> str:
 def note_event(bot: AnyBot, event: Event) -> None:
     """Keep the accounts' group lists current from events: a message from a group, the
     account joining or leaving a group."""
-    if not isinstance(bot, Bot):
+    room = room_of(bot)
+    if room is None:
         return
-    joined = isinstance(event, GroupIncreaseNoticeEvent) and str(event.user_id) == bot.self_id
-    if isinstance(event, GroupMessageEvent) or joined:
-        _seen.setdefault(bot.self_id, set()).add(str(event.group_id))  # type: ignore[union-attr]
-    elif isinstance(event, GroupDecreaseNoticeEvent) and str(event.user_id) == bot.self_id:
-        _seen.get(bot.self_id, set()).discard(str(event.group_id))
-        groups = _group_lists.get(bot.self_id)
+    me = room.account(bot)
+    heard = room.said(bot, event)
+    if heard is not None:
+        if heard.group_id is not None:
+            _seen.setdefault(me, set()).add(heard.group_id)
+        return
+    change = room.membership(bot, event)
+    if change is None:
+        return
+    how, group_id = change
+    if how == "joined":
+        _seen.setdefault(me, set()).add(group_id)
+    else:
+        _seen.get(me, set()).discard(group_id)
+        groups = _group_lists.get(me)
         if groups is not None:
-            groups.discard(str(event.group_id))
+            groups.discard(group_id)
 
 
-def _may_be_command(event: GroupMessageEvent) -> bool:
+def _may_be_command(text: str) -> bool:
     """Whether the message starts with a command prefix (``COMMAND_START``)."""
-    text = unicodedata.normalize("NFKC", event.get_plaintext()).lstrip()
+    text = unicodedata.normalize("NFKC", text).lstrip()
     starts = [unicodedata.normalize("NFKC", s) for s in nonebot.get_driver().config.command_start]
     return any(text.startswith(s) for s in starts)
 
@@ -152,32 +175,30 @@ async def handles(bot: AnyBot, event: Event) -> bool:
     """Whether ``bot``'s account handles this message (see the module rules); decided
     once per message, before any matcher. A seated player writing privately to an
     account that does not run their table is told which one does."""
-    if not isinstance(bot, Bot):
+    heard = said(bot, event)
+    if heard is None:
         return True
-    me = bot.self_id
-    if isinstance(event, GroupMessageEvent):
-        group_id = str(event.group_id)
+    me = heard.account
+    if heard.group_id is not None:
+        group_id = heard.group_id
         table = REGISTRY.get(group_id)
         if table is not None:
             if table.account is None:
                 table.account = me  # it received the message: it is in the group
                 logger.info(f"event=adopt group={group_id} account={me}")
             return table.account == me
-        if not _may_be_command(event):
+        if not _may_be_command(heard.text):
             return True  # without a table only prefixed commands are answered
         if await _held_elsewhere(group_id):  # a table this process does not hold
             return False
         return await group_handler(group_id, bot) == me
-    if isinstance(event, PrivateMessageEvent):
-        table = REGISTRY.table_of_user(str(event.user_id))
-        if table is None or table.account in (None, me):
-            return True
-        from .messaging import deliver, private
+    table = REGISTRY.table_of_user(heard.user_id)
+    if table is None or table.account in (None, me):
+        return True
+    from .messaging import deliver, private
 
-        await deliver(bot, [private(str(event.user_id),
-                                    f"你的牌桌由机器人 {table.account} 主持，请私聊它。")])
-        return False
-    return True
+    await deliver(bot, [private(heard.user_id, f"你的牌桌由机器人 {table.account} 主持，请私聊它。")])
+    return False
 
 
 async def _held_elsewhere(group_id: str) -> bool:
@@ -204,15 +225,28 @@ def _hold_lock(self_id: str) -> asyncio.Lock:
     return _hold_locks.setdefault(self_id, asyncio.Lock())
 
 
-async def hold(self_id: str, owner: object) -> bool:
-    """Take the account ``self_id`` for this process (``owner``: the connection or bot
-    that takes it; ``True`` at once when this process already holds it). ``False``, with
-    one log line, while another process holds it or when the database cannot tell."""
+async def hold(self_id: str, owner: object, side: str | None = None) -> bool:
+    """Take the account ``self_id`` (its QQ number) for this process (``owner``: the
+    connection or bot that takes it, over ``side``, a room's name: the bot's own, else
+    ``onebot``, whose guarded adapter holds the account with its WebSocket). ``True`` at
+    once when this process already holds it over the same side. ``False``, with one log
+    line, while another process holds it, when the database cannot tell, or while this
+    process serves the account over another side (one QQ account connected over OneBot and
+    Milky at once is refused like two processes on one account)."""
+    if side is None:
+        room = room_of(owner) if isinstance(owner, Bot) else None
+        side = room.name if room is not None else "onebot"
     store = REGISTRY.store
     if store is None:
         return True
     async with _hold_lock(self_id):
         if self_id in _holders:
+            held_over = _sides.get(self_id, side)
+            if held_over != side and _still_connected(self_id, held_over):
+                logger.warning(f"牌桌: 拒绝 Bot {self_id} 经 {side} 的连接：这个账号正经 {held_over} "
+                               "连着本进程，一个账号同时只能经一个协议端连接")
+                return False
+            _sides[self_id] = side
             if isinstance(owner, Bot) and isinstance(_holders[self_id], Bot):
                 _holders[self_id] = owner  # a new connection: the old one's let_go is moot
             return True
@@ -226,7 +260,18 @@ async def hold(self_id: str, owner: object) -> bool:
                            "一个账号同时只能连一个进程")
             return False
         _holders[self_id] = owner
+        _sides[self_id] = side
         return True
+
+
+def _still_connected(account: str, side: str) -> bool:
+    """Whether a connection of ``account`` over ``side`` is connected now."""
+    for bot in nonebot.get_bots().values():
+        room = room_of(bot)
+        if room is not None and room.name == side and room.account(bot) == account:
+            return True
+    holder = _holders.get(account)
+    return side == "onebot" and holder is not None and not isinstance(holder, Bot)
 
 
 async def let_go(self_id: str, owner: object) -> None:
@@ -240,6 +285,7 @@ async def let_go(self_id: str, owner: object) -> None:
         if store is not None and not store.exclusive:
             await _drop_tables(self_id)
         del _holders[self_id]
+        _sides.pop(self_id, None)
         if store is not None:
             await store.release_account(self_id)
 
@@ -269,50 +315,60 @@ async def ensure_restored(bot: Bot) -> None:
     """Load the account's saved tables (once per connection): first it claims the tables
     saved without an account in its groups, then its own are restored and their timers
     re-armed (an expired deadline acts at once)."""
-    known = _restoring.get(bot.self_id)
+    key = _connection_key(bot)
+    known = _restoring.get(key)
     task = known[1] if known is not None and known[0] is bot else None
     if task is None or (task.done() and (task.cancelled() or task.exception() is not None)):
         task = asyncio.create_task(_restore(bot))
-        _restoring[bot.self_id] = (bot, task)
+        _restoring[key] = (bot, task)
     await asyncio.shield(task)
 
 
 async def _restore(bot: Bot) -> None:
-    if not await hold(bot.self_id, bot):
-        refused[bot.self_id] = bot
+    me = account_of(bot)
+    if not await hold(me, bot):
+        refused[me] = bot
         return
-    refused.pop(bot.self_id, None)
+    if refused.get(me) is not None and refused[me] is not bot:
+        del refused[me]
     store = REGISTRY.require_store()
     if not store.exclusive:  # never from memory: reload what the database has
-        await _drop_tables(bot.self_id)
+        await _drop_tables(me)
     # Rows without an account whose tables this process already holds are adopted by
     # the account that serves them (``bot_for``, ``handles``): only the others are claimed.
     if [g for g in await store.unowned_live() if g not in REGISTRY.tables]:
         groups = await group_list(bot)
-        claimed = await store.claim_live(bot.self_id, groups)
+        claimed = await store.claim_live(me, groups)
         if claimed:
-            logger.info(f"event=claim account={bot.self_id} groups={','.join(claimed)}")
+            logger.info(f"event=claim account={me} groups={','.join(claimed)}")
     async with REGISTRY.guard:  # no table opens or closes between loading and adding
-        tables = await REGISTRY.restore(bot.self_id)
+        tables = await REGISTRY.restore(me)
     for table in tables:
         if table.group_id in _dropped:  # a reconnect, not a restart: no restart post
             _dropped.discard(table.group_id)
             REGISTRY.resumed.discard(table.group_id)
         deadlines.schedule(table)
-    logger.info(f"牌桌: account {bot.self_id} connected, {len(tables)} table(s) resumed")
+    logger.info(f"牌桌: account {me} connected, {len(tables)} table(s) resumed")
+
+
+def _connection_key(bot: AnyBot) -> tuple[str, str]:
+    room = room_of(bot)
+    return (room.name if room is not None else type(bot).__module__, account_of(bot))
 
 
 def disconnected(bot: AnyBot) -> None:
     """Forget what was learnt about an account that disconnected (its tables are dropped
     by :func:`let_go`)."""
-    if refused.get(bot.self_id) is bot:
-        del refused[bot.self_id]
-    known = _restoring.get(bot.self_id)
+    me = account_of(bot)
+    if refused.get(me) is bot:
+        del refused[me]
+    key = _connection_key(bot)
+    known = _restoring.get(key)
     if known is None or known[0] is not bot:
         return  # the account is already connected again (hooks may run late)
-    del _restoring[bot.self_id]
-    _group_lists.pop(bot.self_id, None)
-    _seen.pop(bot.self_id, None)
+    del _restoring[key]
+    _group_lists.pop(me, None)
+    _seen.pop(me, None)
     if not known[1].done():
         known[1].cancel()
 
@@ -322,6 +378,7 @@ def reset() -> None:
     global _not_loaded
     _not_loaded = None
     _holders.clear()
+    _sides.clear()
     _hold_locks.clear()
     refused.clear()
     _dropped.clear()

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_db.history import (
     CHINA_TZ,
@@ -28,7 +28,9 @@ from paizhuo_db.store import Store
 
 from .games import GAMES, GameAdapter, find_game
 from .games.base import SeatView, UsageError, computer_name, is_computer
+from .messaging import timed
 from .names import clean_name
+from .port import room_of
 from .replay import Rebuilt, Step, engine_of, run
 from .tables import now_utc
 
@@ -45,18 +47,19 @@ def signed(n: int) -> str:
 
 async def member_names(bot: Bot | None, group_id: str) -> dict[str, str]:
     """``{user_id: group card or nickname}`` of the group; ``{}`` when the call fails."""
-    if bot is None:
+    room = room_of(bot) if bot is not None else None
+    if bot is None or room is None:
         return {}
     try:
-        members = await bot.get_group_member_list(group_id=int(group_id))
+        members = await timed(room.member_names(bot, group_id))
     except Exception as err:  # noqa: BLE001 - names are a nicety; QQ numbers will do
-        logger.warning(f"get_group_member_list failed for group {group_id}: {err!r}")
+        logger.warning(f"member list failed for group {group_id}: {err!r}")
         return {}
     names = {}
-    for m in members or []:
-        name = clean_name(str(m.get("card") or m.get("nickname") or ""))
+    for user, raw in members.items():
+        name = clean_name(raw)
         if name:
-            names[str(m.get("user_id"))] = name
+            names[user] = name
     return names
 
 

@@ -31,18 +31,21 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import nonebot
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
+from nonebot.adapters import Bot
 from nonebot.log import LoguruHandler
 
 from . import ordering, send_queue
 from .config import Config, plugin_config
+from .port import Message, MessageSegment, Said, account_of, plain, room_of
 from .send_queue import SendScheduler
 
+T = TypeVar("T")
 _scheduler_log = logging.getLogger(send_queue.__name__)
 _scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log
 _scheduler_log.propagate = False
@@ -63,12 +66,13 @@ class Outgoing:
     group_id: str | None = None
     coalesce: str | None = None
     refusal_of: str | None = None
-    forward: list[Message] | None = None
-    """When set: sent as one merged-forward message (合并转发) of these nodes, and
-    ``message`` (the same text, plain) is sent instead when the OneBot call fails."""
+    forward: list[Message | bytes] | None = None
+    """When set: sent as one merged-forward message (合并转发) of these nodes (a text, or
+    a picture's PNG), and ``message`` (the same text, plain) is sent instead when the send
+    fails."""
     image: bytes | None = None
     """When set: this PNG is sent, and ``message`` (the same content as text) instead
-    when the OneBot call fails."""
+    when the send fails."""
     urgent: bool = False
     """A private message the player to act needs before acting (a hand with the bottom,
     a hand after tribute, a question): sent before every other waiting message."""
@@ -97,12 +101,6 @@ class Outgoing:
                         hidden=self.hidden, release=self.release, parts=self.parts)
 
 
-def plain(text: str | Message) -> Message:
-    """``text`` as a message of one text segment: CQ-code-like text stays text (a player's
-    name or input can never become an @全体成员 or an image)."""
-    return Message(text) if isinstance(text, Message) else Message(MessageSegment.text(text))
-
-
 def group(group_id: str, message: Message | str, release: bool = False) -> Outgoing:
     """A group message (a ``str`` is sent as plain text)."""
     return Outgoing("group", group_id, plain(message), release=release)
@@ -117,7 +115,7 @@ def private(user_id: str, message: Message | str, group_id: str | None = None,
 
 def private_failed_notice(user_id: str) -> Message:
     """The group notice for a private message that could not be delivered."""
-    return MessageSegment.at(int(user_id)) + MessageSegment.text(
+    return MessageSegment.at(user_id) + MessageSegment.text(
         " 私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。")
 
 
@@ -142,13 +140,12 @@ def chatter(out: Outgoing) -> Outgoing:
     return out
 
 
-def answer(event: MessageEvent, message: Message | str) -> Outgoing:
-    """A plain reply to a command, as chatter, where ``event`` came from (the group, or
-    the private chat)."""
-    group_id = getattr(event, "group_id", None)
-    if group_id is not None:
-        return chatter(group(str(group_id), message))
-    return chatter(private(str(event.user_id), message))
+def answer(heard: Said, message: Message | str) -> Outgoing:
+    """A plain reply to a command, as chatter, where it was said (the group, or the
+    private chat)."""
+    if heard.group_id is not None:
+        return chatter(group(heard.group_id, message))
+    return chatter(private(heard.user_id, message))
 
 
 def merge(outs: list[Outgoing]) -> list[Outgoing]:
@@ -272,53 +269,46 @@ def _give_up(self_id: str, out: Outgoing) -> Outgoing | None:
     return None
 
 
-async def _call_send(bot: Bot, kind: str, target: str, message: Message) -> None:
-    if kind == "group":
-        await bot.send_group_msg(group_id=int(target), message=message)
-    else:
-        await bot.send_private_msg(user_id=int(target), message=message)
+def connection(account: str) -> Bot | None:
+    """The connected bot of ``account`` (the account's QQ number on the QQ sides), any
+    side; ``None`` while it is not connected."""
+    for bot in nonebot.get_bots().values():
+        if room_of(bot) is not None and account_of(bot) == account:
+            return bot
+    return None
 
 
-async def _send_one(self_id: str, out: Outgoing) -> None:
-    """The OneBot call for ``out`` with the account's current connection (a forward
-    message or a picture when it has one: when that call fails or hangs, the scheduler
-    sends ``out.fallback()``, its text, as a send of its own), then a held anonymous
-    failure notice after a releasing group message."""
-    bot = nonebot.get_bots().get(self_id)
-    if not isinstance(bot, Bot):
-        bot = _bots[self_id]
-    if out.forward is not None:
-        nodes = Message([MessageSegment.node_custom(user_id=int(bot.self_id), nickname="牌桌",
-                                                    content=part) for part in out.forward])
-        if out.kind == "group":
-            await bot.send_group_forward_msg(group_id=int(out.target), messages=nodes)
-        else:
-            await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
-    elif out.image is not None:
-        await _call_send(bot, out.kind, out.target, Message(MessageSegment.image(out.image)))
-    else:
-        await _call_send(bot, out.kind, out.target, out.message)
+async def _send_one(account: str, out: Outgoing) -> None:
+    """Send ``out`` through the account's current connection and its side's room (a
+    forward message or a picture when it has one: when that send fails or hangs, the
+    scheduler sends ``out.fallback()``, its text, as a send of its own), then a held
+    anonymous failure notice after a releasing group message."""
+    bot = connection(account) or _bots[account]
+    room = room_of(bot)
+    assert room is not None, f"no room for {type(bot).__name__}"
+    await room.send(bot, out)
     if out.kind != "group":
         return
-    released = _released.setdefault(self_id, set())
+    released = _released.setdefault(account, set())
     if out.release:
         released.add(out.target)
     else:
         released.discard(out.target)
-    held = _held.get(self_id)
+    held = _held.get(account)
     if out.release and held and out.target in held:
         held.discard(out.target)
         scheduler_for(bot).submit(Outgoing("group", out.target, hidden_failed_notice(), release=True))
 
 
 def scheduler_for(bot: Bot) -> SendScheduler:
-    """The send scheduler of ``bot``'s account (created on first use from the settings)."""
-    _bots[bot.self_id] = bot
-    sched = _schedulers.get(bot.self_id)
+    """The send scheduler of ``bot``'s account (created on first use from the settings;
+    one per account, whichever side it is connected over)."""
+    self_id = account_of(bot)
+    _bots[self_id] = bot
+    sched = _schedulers.get(self_id)
     if sched is None:
         config = plugin_config()
         rate, burst = pacing(config)
-        self_id = bot.self_id
         sched = _schedulers[self_id] = SendScheduler(
             lambda out: _send_one(self_id, out), rate=rate, burst=burst,
             call_timeout=config.onebot_call_timeout, retries=config.send_retries,
@@ -412,11 +402,11 @@ async def deliver_reply(bot: Bot, outs: list[Outgoing]) -> None:
     await deliver(bot, [chatter(out) for out in outs])
 
 
-async def call_api(bot: Bot, api: str, **data: object) -> object:
-    """A OneBot call other than a send, cut off after ``PAIZHUO_ONEBOT_CALL_TIMEOUT`` seconds
-    (raises ``TimeoutError``, or what the call raises)."""
-    timeout = plugin_config().onebot_call_timeout
-    return await asyncio.wait_for(bot.call_api(api, **data), timeout)
+async def timed(call: Awaitable[T]) -> T:
+    """A call to the side other than a send (a friend list, a member's name …), cut off
+    after ``PAIZHUO_ONEBOT_CALL_TIMEOUT`` seconds (raises ``TimeoutError``, or what the
+    call raises)."""
+    return await asyncio.wait_for(call, plugin_config().onebot_call_timeout)
 
 
 def schedulers() -> dict[str, SendScheduler]:

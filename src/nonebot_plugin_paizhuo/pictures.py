@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from nonebot import get_driver, logger
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from paizhuo_engine.cards import rank_of
 
@@ -30,6 +29,7 @@ from .config import plugin_config
 from .games.base import GameAdapter, SeatView
 from .games.climbing import order_play
 from .messaging import Outgoing, plain
+from .port import Message
 
 DRAWING_THREAD = "paizhuo-draw"
 """Name of the one thread every picture is drawn in (a FreeType font is not shared
@@ -123,8 +123,8 @@ def named_text(message: Message, seats: Sequence[SeatView]) -> str:
     names = {seat.user_id: seat.name for seat in seats}
     parts = []
     for seg in message:
-        if seg.type == "at":
-            parts.append(names.get(str(seg.data.get("qq")), str(seg.data.get("qq"))))
+        if seg.user_id is not None:
+            parts.append(names.get(seg.user_id, seg.user_id))
         elif seg.type == "text":
             parts.append(str(seg.data.get("text", "")))
     return "".join(parts)
@@ -258,9 +258,10 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
 
 
 async def replay_picture(adapter: GameAdapter, final: Any, seats: list[SeatView],
-                         number: int, replay: dict) -> Message | None:
+                         number: int, replay: dict) -> bytes | None:
     """The end-of-game details of an archived game (第 ``number`` 局: ``final`` its
-    engine at the end, ``replay`` its record's replay) drawn as one picture message (every
+    engine at the end, ``replay`` its record's replay) drawn as one picture (PNG: a node of
+    a merged forward; every
     hand as dealt, roles, the dealer, spy cards and tribute / the bottom / the cards set
     aside, the result), for the top of ``/对局 N``'s answer; ``None`` when it cannot be
     drawn (logged)."""
@@ -273,4 +274,4 @@ async def replay_picture(adapter: GameAdapter, final: Any, seats: list[SeatView]
     except Exception:  # noqa: BLE001 - the replay's text is sent all the same
         logger.exception("details picture could not be drawn; sending the text alone")
         return None
-    return Message(MessageSegment.image(image))
+    return image

@@ -13,9 +13,8 @@ Only the person who must act now is @-mentioned: every other @ in a run's group 
 
 from __future__ import annotations
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
-
 from .messaging import Outgoing
+from .port import Message, MessageSegment
 from .tables import message_from_json, message_to_json
 
 
@@ -65,13 +64,13 @@ def assemble(earlier: list[Outgoing], last: list[Outgoing], actor: str | None,
 
 def only_at(message: Message, actor: str | None, names: dict[str, str]) -> Message:
     """``message`` with every @ of a user other than ``actor`` as that user's name."""
-    if not any(seg.type == "at" and str(seg.data.get("qq")) != actor for seg in message):
+    if not any(seg.user_id is not None and seg.user_id != actor for seg in message):
         return message
     out = Message()
     for seg in message:
-        qq = str(seg.data.get("qq")) if seg.type == "at" else None
-        if qq is not None and qq != actor:
-            out.append(MessageSegment.text(names.get(qq, qq)))
+        user = seg.user_id
+        if user is not None and user != actor:
+            out.append(MessageSegment.text(names.get(user, user)))
         else:
             out.append(seg)
     return out

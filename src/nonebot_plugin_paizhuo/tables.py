@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
@@ -28,6 +27,8 @@ from paizhuo_db.store import Store, encode_state
 from .config import plugin_config
 from .games import GAMES, GameAdapter
 from .games.base import SeatView, is_computer
+from .port import Message, MessageSegment
+from .port.message import from_json, to_json
 from .replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
@@ -345,13 +346,13 @@ row saved before accounts were recorded has none)."""
 
 
 def message_to_json(message: Message) -> list[dict]:
-    """A message as JSON-able data: ``[{"type": …, "data": {…}}, …]``."""
-    return [{"type": seg.type, "data": dict(seg.data)} for seg in message]
+    """A message as JSON-able data (``port.message.to_json``)."""
+    return to_json(message)
 
 
 def message_from_json(data: list[dict]) -> Message:
-    """Inverse of :func:`message_to_json`."""
-    return Message([MessageSegment(seg["type"], dict(seg["data"])) for seg in data])
+    """Inverse of :func:`message_to_json` (rows written before the port read back too)."""
+    return from_json(data)
 
 
 def end_message(table: Table) -> Message:

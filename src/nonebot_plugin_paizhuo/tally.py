@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_engine.ai.view import seen_elsewhere, unseen_cards
 from paizhuo_engine.cards import RANK_NAMES, rank_of

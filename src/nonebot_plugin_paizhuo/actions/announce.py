@@ -11,7 +11,7 @@ status) and ``accounts``.
 from __future__ import annotations
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, MessageSegment
+from nonebot.adapters import Bot
 
 from .. import accounts
 from ..messaging import (
@@ -19,6 +19,7 @@ from ..messaging import (
     group,
     plain,
 )
+from ..port import MessageSegment, account_of
 from ..tables import (
     FINISHED,
     REGISTRY,
@@ -99,11 +100,11 @@ async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> 
         return accounts.bot_for(table) is bot
     owner = owners.get(group_id)
     if owner is not None:
-        return owner == bot.self_id
+        return owner == account_of(bot)
     if len(accounts.connected()) <= 1:
         return True
     return (await accounts.in_group(bot, group_id)
-            and await accounts.group_handler(group_id, bot) == bot.self_id)
+            and await accounts.group_handler(group_id, bot) == account_of(bot))
 
 
 async def announce_pending(bot: Bot) -> None:
@@ -137,7 +138,7 @@ async def bot_connected(bot: Bot) -> None:
     groups never sent go out; its timers that came due while it was away act now, with
     someone to tell; then its resumed tables are re-posted."""
     await accounts.ensure_restored(bot)
-    if bot.self_id in accounts.refused:
+    if accounts.is_refused(bot):
         return  # another process serves this account
     await announce_pending(bot)
     resume_deferred(lambda table: accounts.bot_for(table) is bot)

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from .. import ordering
 from ..games.base import Say, is_computer

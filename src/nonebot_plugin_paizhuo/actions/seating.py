@@ -13,7 +13,7 @@ import hashlib
 import secrets
 import unicodedata
 
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_db.store import LiveTableTaken
 
@@ -25,6 +25,7 @@ from ..messaging import (
     deliver,
     group,
 )
+from ..port import account_of
 from ..tables import (
     FINISHED,
     PLAYING,
@@ -107,7 +108,7 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         else:
             table = Table(group_id=group_id, game=adapter.name, size=size, opener=user_id,
                           seats=[SeatView(user_id, name)], created_at=now_utc(),
-                          account=bot.self_id)
+                          account=account_of(bot))
             REGISTRY.add(table)
             out = None
     if out is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_engine.errors import MoveError
 

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from nonebot.adapters.onebot.v11 import Message
-
 from paizhuo_db.records import FinishedGame
 from paizhuo_engine.readings import Vocabulary
 from paizhuo_engine.settings import Schema
 
+from ..port import Message
 from .choice import Choice
 
 

@@ -8,8 +8,6 @@ import re
 import unicodedata
 from typing import Any
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
-
 from paizhuo_engine.ai.simple import LowestStrategy, Strategy
 from paizhuo_engine.ai.strategy import suggestions
 from paizhuo_engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
@@ -18,6 +16,7 @@ from paizhuo_engine.moves import any_beating
 from paizhuo_engine.readings import trailing_type_word
 
 from ..messaging import plain
+from ..port import Message, MessageSegment
 from .base import GameAdapter, Say, SeatView, computer_name, is_computer
 from .choice import Choice, LeveledStrategy
 

@@ -9,8 +9,6 @@ import re
 import unicodedata
 from datetime import datetime
 
-from nonebot.adapters.onebot.v11 import Message
-
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.shoubayi import BlockingStrategy
 from paizhuo_engine.readings import SHOUBAYI
@@ -18,6 +16,7 @@ from paizhuo_engine.shoubayi.game import SGame, penalty
 from paizhuo_engine.shoubayi.rules import SCHEMA, SRules
 
 from ..messaging import plain
+from ..port import Message
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
 from .climbing import ClimbingAdapter, signed

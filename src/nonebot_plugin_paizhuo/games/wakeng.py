@@ -8,8 +8,6 @@ import re
 import unicodedata
 from datetime import datetime
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
-
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from paizhuo_engine.cards import (
@@ -31,6 +29,7 @@ from paizhuo_engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from paizhuo_engine.wakeng.rules import SCHEMA, WRules
 
 from ..messaging import plain
+from ..port import Message, MessageSegment
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
 from .choice import Choice, searched_setup

@@ -7,8 +7,6 @@ from __future__ import annotations
 import unicodedata
 from datetime import datetime
 
-from nonebot.adapters.onebot.v11 import Message
-
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.decisions import choose_declare, choose_return
 from paizhuo_engine.cards import (
@@ -30,6 +28,7 @@ from paizhuo_engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import SCHEMA, ZRules
 
 from ..messaging import plain
+from ..port import Message
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
 from .choice import Choice, searched_setup

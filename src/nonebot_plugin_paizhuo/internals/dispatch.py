@@ -28,6 +28,7 @@ is kept, by a run preprocessor (:func:`_command_limit_when_registered`).
 from __future__ import annotations
 
 import inspect
+import types as types_module
 import typing
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -86,8 +87,9 @@ def command_words(matcher: type[Matcher]) -> set[str]:
     return words
 
 
-def _event_type(call: Callable[..., Any]) -> tuple[type, bool] | None:
-    """``(the annotated type of its event, whether it takes the state)`` of a rule
+def _event_type(call: Callable[..., Any]) -> tuple[tuple[type, ...], bool] | None:
+    """``(the annotated types of its event (a class or a union of them), whether it takes
+    the state)`` of a rule
     function taking a typed ``event`` and, optionally, ``state`` (where it leaves what it
     worked out for the handler: a command's text is parsed once)."""
     try:
@@ -99,7 +101,11 @@ def _event_type(call: Callable[..., Any]) -> tuple[type, bool] | None:
     if names not in (["event"], ["event", "state"]):
         return None
     hint = hints.get("event")
-    return (hint, len(names) == 2) if isinstance(hint, type) else None
+    union = typing.get_origin(hint) in (typing.Union, types_module.UnionType)
+    kinds = typing.get_args(hint) if union else (hint,)
+    if not kinds or not all(isinstance(k, type) for k in kinds):
+        return None
+    return kinds, len(names) == 2
 
 
 Check = Callable[[Event, T_State], Awaitable[bool]]
@@ -118,7 +124,7 @@ def _prefilter(matcher: type[Matcher]) -> Check | None:
             continue
         if not inspect.iscoroutinefunction(call) or (found := _event_type(call)) is None:
             return None
-        steps.append(((found[0],), call, found[1]))
+        steps.append((found[0], call, found[1]))
     if not steps:
         return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from nonebot import on_command
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
+from nonebot.adapters import Bot, Message
 from nonebot.params import CommandArg
 
 from paizhuo_db.history import game_by_number, recent_games
@@ -25,7 +25,9 @@ from ..history_texts import (
 )
 from ..messaging import deliver_reply, group
 from ..pictures import picture, pictures_on, replay_picture
+from ..port import GroupEvent
 from ..tables import REGISTRY
+from .depends import heard
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
@@ -60,8 +62,9 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
 
 
 @board_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await show_board(bot, str(event.group_id), str(event.user_id), args.extract_plain_text())
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    await show_board(bot, who.group_id, who.user_id, args.extract_plain_text())
 
 
 async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
@@ -92,5 +95,6 @@ async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
 
 
 @games_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await show_games(bot, str(event.group_id), str(event.user_id), args.extract_plain_text())
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    await show_games(bot, who.group_id, who.user_id, args.extract_plain_text())

@@ -13,7 +13,7 @@ import re
 import unicodedata
 
 from nonebot import get_driver, on_message
-from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
+from nonebot.adapters import Bot, Message
 from nonebot.consts import CMD_ARG_KEY, CMD_KEY, PREFIX_KEY
 from nonebot.exception import IgnoredException
 from nonebot.matcher import Matcher
@@ -23,6 +23,7 @@ from nonebot.typing import T_State
 
 from ..config import plugin_config
 from ..internals import dispatch
+from ..port import AnyMessageEvent
 
 NAMESPACE = "牌桌"
 NAMESPACED = "paizhuo_namespaced"
@@ -102,8 +103,10 @@ def split_subcommand(args: Message) -> tuple[str, Message] | None:
             rest = text[len(word):]
             if rest and not rest[0].isspace():
                 continue
-            tail = Message(MessageSegment.text(rest)) if rest.strip() else Message()
-            return word, tail + Message(args[1:])
+            kind = type(args)
+            text_segment = kind.get_segment_class()
+            tail = kind(text_segment.text(rest)) if rest.strip() else kind()  # type: ignore[attr-defined]
+            return word, tail + kind(args[1:])
     return None
 
 
@@ -119,15 +122,14 @@ namespace_cmd = on_message(rule=Rule(_has_subcommand), priority=8, block=True)
 
 
 @namespace_cmd.handle()
-async def _(bot: Bot, event: MessageEvent, state: T_State) -> None:
+async def _(bot: Bot, event: AnyMessageEvent, state: T_State) -> None:
     parsed = split_subcommand(state[PREFIX_KEY][CMD_ARG_KEY])
     if parsed is None:
         return
     word, rest = parsed
     start = sorted(get_driver().config.command_start, key=len)[-1] if get_driver().config.command_start else ""
-    message = Message(MessageSegment.text(f"{start}{word}" + (" " if rest else ""))) + rest
-    inner = event.model_copy(update={"message": message, "original_message": message,
-                                     "raw_message": str(message)})
+    inner = _with_message(event, type(rest)(type(rest).get_segment_class().text(  # type: ignore[attr-defined]
+        f"{start}{word}" + (" " if rest else ""))) + rest)
     inner_state: T_State = {NAMESPACED: True}
     TrieRule.get_value(bot, inner, inner_state)
     for matcher in dispatch.OURS:
@@ -137,6 +139,23 @@ async def _(bot: Bot, event: MessageEvent, state: T_State) -> None:
                 and await matcher.check_rule(bot, inner, inner_state.copy())):
             await check_and_run_matcher(matcher, bot, inner, inner_state.copy())
             return
+
+
+def _with_message(event: AnyMessageEvent, message: Message) -> AnyMessageEvent:
+    """A copy of ``event`` whose message is ``message`` (how ``get_message`` reads it
+    differs per side: OneBot's ``message``, Milky's ``message``, Satori's ``_message``)."""
+    update: dict = {"original_message": message}
+    for field in ("message", "_message", "raw_message"):
+        if field == "raw_message" and hasattr(event, field):
+            update[field] = str(message)
+        elif field != "raw_message" and hasattr(event, field):
+            current = getattr(event, field)
+            if isinstance(current, Message):
+                update[field] = message
+    inner = event.model_copy(update=update)
+    if inner.get_message() is not message and hasattr(inner, "_message"):
+        object.__setattr__(inner, "_message", message)
+    return inner
 
 
 def spelled(word: str) -> str:

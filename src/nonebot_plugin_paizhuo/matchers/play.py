@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from nonebot import get_driver, on_message
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent
+from nonebot.adapters import Bot
 from nonebot.rule import Rule
 from nonebot.typing import T_State
 
@@ -17,6 +17,7 @@ from ..actions import basics, turns
 from ..games import GAMES
 from ..internals import dispatch
 from ..messaging import chatter, deliver
+from ..port import GroupEvent, where
 from ..tables import REGISTRY
 
 
@@ -55,21 +56,30 @@ MOVE = "paizhuo_move"
 handler: the text is parsed once."""
 
 
-async def _is_move(event: GroupMessageEvent, state: T_State) -> bool:
-    """A game command of the group's table in play (parsed here, once, into
-    ``state[MOVE]``)."""
-    table = REGISTRY.get(str(event.group_id))
+async def _is_move(event: GroupEvent, state: T_State) -> bool:
+    """A game command of the group's table in play (read once, with the sender and the
+    group, into ``state[MOVE]``)."""
+    group_id, user_id = group_and_user(event)
+    table = REGISTRY.get(group_id)
     if table is None or not table.playing:
         return False
     parsed = table.adapter.parse_command(strip_prefix(event.get_plaintext()))
     if parsed is None:
         return False
-    if table.seat_of(str(event.user_id)) is None and not (
+    if table.seat_of(user_id) is None and not (
             parsed[0] == "play" and looks_like_cards(parsed[1] or "")):
         # A bystander saying 过 / 不要, or chat that merely starts with 出, is not a move.
         return False
-    state[MOVE] = parsed
+    state[MOVE] = (group_id, user_id, *parsed)
     return True
+
+
+def group_and_user(event: GroupEvent) -> tuple[str, str]:
+    """The group and the sender of a group message (``port.where``: the rule has no bot)."""
+    group_id, user_id = where(event)
+    if group_id is None:
+        raise TypeError(f"{type(event).__name__} is not a group message")
+    return group_id, user_id
 
 
 move_msg = on_message(rule=Rule(_is_move), priority=5, block=True)
@@ -77,13 +87,12 @@ dispatch.UNLIMITED.add(move_msg)
 
 
 @move_msg.handle()
-async def _(bot: Bot, event: GroupMessageEvent, state: T_State) -> None:
+async def _(bot: Bot, event: GroupEvent, state: T_State) -> None:
     parsed = state.get(MOVE)
     if parsed is None:
         return
-    kind, arg = parsed
+    group_id, user_id, kind, arg = parsed
     if kind == "play" and not arg:
-        await deliver(bot, [chatter(basics.reply(
-            str(event.group_id), str(event.user_id), "请在“出”后面写牌，例如：出 33"))])
+        await deliver(bot, [chatter(basics.reply(group_id, user_id, "请在“出”后面写牌，例如：出 33"))])
         return
-    await turns.move(bot, str(event.group_id), str(event.user_id), kind, arg)
+    await turns.move(bot, group_id, user_id, kind, arg)

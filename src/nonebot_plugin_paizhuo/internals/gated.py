@@ -1,0 +1,81 @@
+"""The event gate (``ordering.py``: each message once, one person's messages in order) and
+the event scope (``scope.py``) on the sides the bot dials — Milky and Satori — whose
+adapters make a task per event themselves (``asyncio.create_task(bot.handle_event(event))``
+in their receive loops) and de-duplicate nothing.
+
+:func:`gate_bot` wraps the connection's ``handle_event`` (an instance attribute, set before
+the adapter reports the bot connected, so before its first event): called in arrival
+order by the adapter's loop, the wrapper drops a repeated delivery (the room's key:
+Milky (scene, peer, seq), Satori's message id) and returns the coroutine that waits for the
+same person's previous message. :func:`gated` makes the subclass of an adapter that does
+this in ``bot_connect`` (NoneBot's public hook between an adapter and the driver);
+``bot.py`` registers those. A host bot that registers the plain adapters gets the same
+games without the gate (its events handled as they come; a repeat handled twice), as it
+gets them without the OneBot guards (docs/platforms.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nonebot.adapters import Adapter, Bot
+
+from .. import ordering
+from ..port import room_of
+from . import fast_dispatch, scope
+
+GATED = "_paizhuo_gated"
+"""Attribute marking a connection whose ``handle_event`` is gated."""
+
+
+def gate_bot(bot: Bot) -> None:
+    """Put the gate (and, with fast dispatch, the event scope) in front of ``bot``'s
+    ``handle_event`` (once; nothing for a side without a room)."""
+    room = room_of(bot)
+    if room is None or getattr(bot, GATED, False):
+        return
+    handle = bot.handle_event
+    account = room.account(bot)
+
+    async def dropped() -> None:
+        return None
+
+    def gated_handle(event: Any) -> Any:
+        if not ordering.GATE.first_delivery(account, event, room.delivery):
+            return dropped()
+        run = handle(event)
+        if fast_dispatch():
+            run = scope.handling(bot, event, run)
+        return ordering.GATE.ordered(event, run, room.delivery)
+
+    bot.handle_event = gated_handle  # type: ignore[method-assign]
+    setattr(bot, GATED, True)
+
+
+def gated(base: type[Adapter]) -> type[Adapter]:
+    """A subclass of the adapter ``base`` whose connections are gated (:func:`gate_bot`)
+    before they are reported connected; it handles its events in the scope, so the
+    dispatchers read them from there."""
+
+    class Gated(base):  # type: ignore[valid-type,misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            scope.provided = True
+
+        def bot_connect(self, bot: Bot) -> None:
+            gate_bot(bot)
+            super().bot_connect(bot)
+
+    Gated.__name__ = Gated.__qualname__ = f"Gated{base.__name__}"
+    return Gated
+
+
+def dial_sides(driver: Any) -> list[type[Adapter]]:
+    """The gated adapters of the sides the bot dials that the settings name: Milky when
+    ``MILKY_CLIENTS`` (or ``MILKY_WEBHOOK``) is set, Satori when ``SATORI_CLIENTS`` is (as
+    each adapter reads its settings; none set: that side is not registered, so a
+    OneBot-only bot needs no client driver)."""
+    from ..port import ROOMS
+
+    return [gated(room.adapter) for room in ROOMS
+            if room.adapter is not None and room.configured()]
