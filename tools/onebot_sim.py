@@ -1262,6 +1262,9 @@ class BotProcess:
                 # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
                 # "true"} turns the pictures on).
                 "PAIZHUO_IMAGES": "false",
+                # The log is ``log_path`` (stdout): no log file of bot.py's own beside it
+                # (env={"PAIZHUO_LOG_FILE": path} turns it on).
+                "PAIZHUO_LOG_FILE": "",
             }
         )
         if self.database_url is not None:
