@@ -25,10 +25,9 @@ _sink: tuple[int, Path] | None = None
 
 
 def start() -> Path | None:
-    """Add the file to the logger once per process (later calls return the same file):
-    the file's path, or ``None`` when ``PAIZHUO_LOG_FILE`` is empty or not set. A setting
-    the logger refuses (a bad rotation) or a file that cannot be opened is logged as one
-    ERROR line and the bot goes on logging to the terminal only."""
+    """Add the file of ``PAIZHUO_LOG_FILE`` to the logger once per process (later calls
+    return the same file): its path, or ``None`` when the setting is empty or not set, or
+    the file cannot be used (:func:`add_file`)."""
     global _sink
     if _sink is not None:
         return _sink[1]
@@ -36,17 +35,26 @@ def start() -> Path | None:
     if not (config.paizhuo_log_file or "").strip():
         return None
     path = Path(config.paizhuo_log_file.strip()).expanduser().resolve()
+    sink = add_file(path, get_driver().config.log_level, config.paizhuo_log_rotation,
+                    config.paizhuo_log_retention)
+    if sink is None:
+        return None
+    _sink = (sink, path)
+    return path
+
+
+def add_file(path: Path, level: str | int, rotation: str, retention: int) -> int | None:
+    """Log to ``path`` too, at ``level``: rotated at ``rotation`` (loguru's size or time),
+    ``retention`` old files kept. Returns the logger's sink id (``logger.remove`` takes it
+    away), or ``None`` after one ERROR line when the logger refuses the rotation or the
+    file cannot be opened (the bot goes on logging to the terminal only)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        sink = logger.add(path, level=get_driver().config.log_level, format=FORMAT,
-                          colorize=False, diagnose=False, encoding="utf-8",
-                          rotation=config.paizhuo_log_rotation,
-                          retention=config.paizhuo_log_retention)
+        sink = logger.add(path, level=level, format=FORMAT, colorize=False, diagnose=False,
+                          encoding="utf-8", rotation=rotation, retention=retention)
     except (OSError, ValueError, TypeError) as err:
         logger.error(f"牌桌: 日志文件 {path} 用不了（{err}），日志只输出到终端；"
                      "请检查 PAIZHUO_LOG_FILE / PAIZHUO_LOG_ROTATION / PAIZHUO_LOG_RETENTION")
         return None
-    _sink = (sink, path)
-    logger.info(f"牌桌: 日志同时写入 {path}（到 {config.paizhuo_log_rotation} 换新文件，"
-                f"保留 {config.paizhuo_log_retention} 个旧文件）")
-    return path
+    logger.info(f"牌桌: 日志同时写入 {path}（到 {rotation} 换新文件，保留 {retention} 个旧文件）")
+    return sink
