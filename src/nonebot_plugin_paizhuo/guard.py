@@ -47,6 +47,7 @@ from nonebot.adapters.onebot.v11.config import Config as OneBotConfig
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from . import storage
 from .config import plugin_config
 from .internals import adapter_problems
 from .internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
@@ -99,7 +100,7 @@ class Settings:
             http_post=plugin.onebot_http_post,
             allow_empty_token=plugin.allow_empty_token,
             superusers=frozenset(driver.config.superusers),
-            database_url=plugin.database_url,
+            database_url=storage.database().url,
         )
 
 

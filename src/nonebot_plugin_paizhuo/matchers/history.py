@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
@@ -26,6 +25,7 @@ from ..history_texts import (
 from ..messaging import deliver_reply, group
 from ..pictures import picture, pictures_on, replay_picture
 from ..tables import REGISTRY
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
