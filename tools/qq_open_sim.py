@@ -96,7 +96,9 @@ What the real platform does that this fake does not (or not surely the same way)
   a group, 5 within 60 minutes in C2C); the documents give no figure for them.
 * ``member_openid`` and ``user_openid`` of one person always differ here, and a person's
   ``union_openid`` is ``""`` unless the test gives one; the documents promise no link.
-* The real client greys out a button the person may not press; here :meth:`QQOpenSim.press`
+* Which id ``specify_user_ids`` holds is not documented ("有权限的用户 id"); here it is the
+  presser's openid in that chat (``member_openid`` in a group, ``user_openid`` in C2C). The
+  real client greys out a button the person may not press; here :meth:`QQOpenSim.press`
   returns a refused :class:`Press` and nothing reaches the bot. Button ``group_id`` (one of a
   set) and ``click_limit`` are recorded, not enforced. Images are not fetched or decoded
   beyond their magic bytes; ``msg_type`` 7 without ``content`` is accepted (send.md says a
