@@ -19,7 +19,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ import pytest
 pytest.importorskip("nonebot.adapters.qq", reason="nonebot-adapter-qq is not installed")
 pytest.importorskip("httpx", reason="the QQ adapter's HTTP client driver needs httpx")
 
+from probe_support import ProbeLog  # noqa: E402
 from websockets.asyncio.client import connect as ws_connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
@@ -53,39 +54,17 @@ C2C_WINDOW = 60 * 60
 """send.md: a C2C message may be replied to within 60 minutes."""
 
 
-class ProbeLog:
-    """The probe's JSON lines: every event the adapter handed it and every call's outcome."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def entries(self) -> list[dict[str, Any]]:
-        try:
-            lines = self.path.read_text("utf-8").splitlines()
-        except FileNotFoundError:
-            return []
-        return [json.loads(line) for line in lines if line.strip()]
-
-    def mark(self) -> int:
-        return len(self.entries())
-
-    async def wait(self, pred: Callable[[dict[str, Any]], bool], since: int = 0,
-                   timeout: float = 10.0) -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            for entry in self.entries()[since:]:
-                if pred(entry):
-                    return entry
-            if loop.time() > deadline:
-                raise TimeoutError(f"no matching probe entry; since #{since}: "
-                                   f"{self.entries()[since:][-8:]}")
-            await asyncio.sleep(0.05)
+class QQProbeLog(ProbeLog):
+    """The shared probe log read for this probe's entries: ``{"kind": "event", …}`` for what
+    the adapter handed it, ``{"kind": "call", "tag": …, "ok": …, "code": …}`` per call."""
 
     async def call(self, tag: str, since: int, timeout: float = 10.0) -> dict[str, Any]:
-        return await self.wait(lambda e: e["kind"] == "call" and e["tag"] == tag, since, timeout)
+        """The outcome of the probe's call ``tag`` logged at index ≥ ``since``."""
+        return await self.wait(lambda e: e["kind"] == "call" and e["tag"] == tag,
+                               since=since, timeout=timeout)
 
     def events(self, since: int = 0) -> list[dict[str, Any]]:
+        """The events logged at index ≥ ``since``."""
         return [e for e in self.entries()[since:] if e["kind"] == "event"]
 
 
@@ -93,7 +72,7 @@ class ProbeLog:
 class World:
     sim: QQOpenSim
     bot: BotProcess
-    probe: ProbeLog
+    probe: QQProbeLog
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +90,7 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
     hook.webhook_url = f"http://127.0.0.1:{bot.port}/qq/webhook"
     try:
         await sim.wait_ready(timeout=20)
-        yield World(sim, bot, ProbeLog(tmp / "probe.jsonl"))
+        yield World(sim, bot, QQProbeLog(tmp / "probe.jsonl"))
     finally:
         await bot.stop()
         await sim.close()
@@ -156,7 +135,7 @@ async def test_group_messages_reach_the_bot_with_opaque_ids(world: World) -> Non
     plain_id = await sim.group_message("all", "乙", "闲聊", at_bot=False)
     quiet_id = await sim.group_message("mention", "甲", "没人@", at_bot=False)
     mention_id = await sim.group_message("mention", "甲", "有人@")
-    await probe.wait(lambda e: len(probe.events(since)) >= 4, since)
+    await probe.wait(lambda e: len(probe.events(since)) >= 4, since=since)
     await asyncio.sleep(0.3)  # and nothing more comes
     seen = [(e["type"], e["id"], e["to_me"]) for e in probe.events(since)]
     assert sorted(seen) == sorted([
@@ -258,7 +237,7 @@ async def test_proactive_group_posts_follow_the_owner_switch(world: World) -> No
     since = probe.mark()
     await sim.group_message("switch", "甲", "状态")
     await sim.group_message("switch", "甲", "主动")
-    state = await probe.wait(lambda e: e["kind"] == "state", since)
+    state = await probe.wait(lambda e: e["kind"] == "state", since=since)
     assert state["allow_proactive_msg"] is False and state["recv_msg_setting"] == "only_mention"
     assert (await probe.call("proactive", since))["code"] == PROACTIVE_DENIED.code
 
@@ -266,7 +245,7 @@ async def test_proactive_group_posts_follow_the_owner_switch(world: World) -> No
     since = probe.mark()
     await sim.group_message("switch", "甲", "状态")
     await sim.group_message("switch", "甲", "主动")
-    assert (await probe.wait(lambda e: e["kind"] == "state", since))["allow_proactive_msg"]
+    assert (await probe.wait(lambda e: e["kind"] == "state", since=since))["allow_proactive_msg"]
     assert (await probe.call("proactive", since))["ok"]
     posted = sim.seen(group="switch")[-1]
     assert posted.proactive and posted.text == "主动的群消息"
@@ -297,7 +276,7 @@ async def test_markdown_keyboard_and_a_button_only_one_player_may_press(world: W
     assert not refused.ok and refused.reason == "no permission" and not sim.interactions
     pressed = await sim.press("甲", card, "出 3")
     assert pressed.ok and pressed.interaction is not None
-    got = await probe.wait(lambda e: e.get("type") == "INTERACTION_CREATE", since)
+    got = await probe.wait(lambda e: e.get("type") == "INTERACTION_CREATE", since=since)
     assert (got["button_data"], got["button_id"], got["user"], got["scene"]) == (
         "出 3", "play", jia, "group")
     assert (await probe.call("ack", since))["ok"]
@@ -309,7 +288,7 @@ async def test_markdown_keyboard_and_a_button_only_one_player_may_press(world: W
 
     typed = await sim.press("乙", card, "pass")
     assert typed.ok and typed.reason == "sent"
-    said = await probe.wait(lambda e: e.get("id") == typed.message_id, since)
+    said = await probe.wait(lambda e: e.get("id") == typed.message_id, since=since)
     assert (said["text"], said["user"]) == ("过", sim.member_openid("buttons", "乙"))
 
     since, mark = probe.mark(), sim.mark()
@@ -318,7 +297,7 @@ async def test_markdown_keyboard_and_a_button_only_one_player_may_press(world: W
     assert c2c_card.buttons()[0].specify_user_ids == [sim.user_openid("丁")]
     c2c_press = await sim.press("丁", c2c_card, "play")
     assert c2c_press.ok
-    got = await probe.wait(lambda e: e.get("type") == "INTERACTION_CREATE", since)
+    got = await probe.wait(lambda e: e.get("type") == "INTERACTION_CREATE", since=since)
     assert (got["scene"], got["user"]) == ("c2c", sim.user_openid("丁"))
     await probe.call("interaction-reply", since)
     assert [s.target for s in replies(sim, c2c_press.interaction.event_id)] == ["丁"]
@@ -374,7 +353,7 @@ async def test_webhook_app_verified_and_served(world: World) -> None:
     assert (await probe.call("reply1", since))["ok"]
     reply = replies(sim, mid)
     assert [(s.ok, s.appid, s.target) for s in reply] == [(True, hook.appid, "己")]
-    got = await probe.wait(lambda e: e.get("id") == mid, since)
+    got = await probe.wait(lambda e: e.get("id") == mid, since=since)
     assert got["user"] == sim.user_openid("己", hook) != sim.user_openid("己")
 
 
@@ -474,20 +453,22 @@ async def test_token_and_gateway_protocol_without_a_bot() -> None:
         async def hello(ws: Any) -> None:
             assert json.loads(await recv(ws)) == {"op": 10, "d": {"heartbeat_interval": 41250}}
 
+        async def answer(frame: dict) -> Any:
+            """Connect, take HELLO, send ``frame``: the next frame, or the close code."""
+            async with ws_connect(sim.gateway_url) as ws:
+                await hello(ws)
+                await ws.send(json.dumps(frame))
+                try:
+                    return json.loads(await recv(ws))
+                except ConnectionClosed:
+                    return ws.close_code
+
         token = f"QQBot {renewed['access_token']}"
         identify = {"op": 2, "d": {"token": token, "intents": INTENT_GROUP_AND_C2C,
                                    "shard": [0, 1], "properties": {}}}
-        async with ws_connect(sim.gateway_url) as ws:
-            await hello(ws)
-            await ws.send(json.dumps({**identify, "d": {**identify["d"], "token": "QQBot x"}}))
-            assert json.loads(await recv(ws))["op"] == 9
-        async with ws_connect(sim.gateway_url) as ws:
-            await hello(ws)
-            await ws.send(json.dumps({**identify, "d": {**identify["d"],
-                                                       "intents": INTENT_INTERACTION}}))
-            with pytest.raises(ConnectionClosed):
-                await recv(ws)
-            assert ws.close_code == 4014
+        assert (await answer({"op": 2, "d": {**identify["d"], "token": "QQBot x"}}))["op"] == 9
+        assert await answer({"op": 2, "d": {**identify["d"], "intents": INTENT_INTERACTION}}
+                            ) == 4014
         async with ws_connect(sim.gateway_url) as ws:
             await hello(ws)
             await ws.send(json.dumps(identify))
@@ -499,16 +480,8 @@ async def test_token_and_gateway_protocol_without_a_bot() -> None:
             assert json.loads(await recv(ws)) == {"op": 11}
         mid = await sim.c2c_message("甲", "在吗")  # while no connection: kept for a resume
         resume = {"op": 6, "d": {"token": token, "session_id": session_id, "seq": 1}}
-        async with ws_connect(sim.gateway_url) as ws:
-            await hello(ws)
-            await ws.send(json.dumps({**resume, "d": {**resume["d"], "session_id": "nope"}}))
-            assert json.loads(await recv(ws))["op"] == 9
-        async with ws_connect(sim.gateway_url) as ws:
-            await hello(ws)
-            await ws.send(json.dumps({**resume, "d": {**resume["d"], "seq": 99}}))
-            with pytest.raises(ConnectionClosed):
-                await recv(ws)
-            assert ws.close_code == 4007
+        assert (await answer({"op": 6, "d": {**resume["d"], "session_id": "nope"}}))["op"] == 9
+        assert await answer({"op": 6, "d": {**resume["d"], "seq": 99}}) == 4007
         async with ws_connect(sim.gateway_url) as ws:
             await hello(ws)
             await ws.send(json.dumps(resume))
