@@ -119,6 +119,25 @@ async def test_token_gateway_identify_and_heartbeats(world: World) -> None:
     assert all(isinstance(b, int) and b >= 1 for b in beats)  # the last ``s`` seen (READY = 1)
 
 
+async def test_an_expired_token_is_refused_then_renewed_by_the_adapter(world: World) -> None:
+    """A call with an expired token is answered 401 / 11243; the adapter takes a new token
+    and sends again, so the reply goes through once."""
+    sim, probe = world.sim, world.probe
+    sim.join("tokens", "甲")
+    sim.groups["tokens"].recv_all = False
+    tokens = len(sim.app.tokens)
+    sim.expire_tokens()
+    since, calls = probe.mark(), len(sim.calls)
+    mid = await sim.group_message("tokens", "甲", "回 1")
+    assert (await probe.call("reply1", since))["ok"]
+    answered = [(c.path, c.status, c.code) for c in sim.calls[calls:]]
+    post = f"/v2/groups/{sim.group_openid('tokens')}/messages"
+    assert answered == [(post, 401, 11243), ("/app/getAppAccessToken", 200, None),
+                        (post, 200, None)]
+    assert len(sim.app.tokens) == tokens + 1
+    assert [s.ok for s in replies(sim, mid)] == [True]
+
+
 async def test_group_messages_reach_the_bot_with_opaque_ids(world: World) -> None:
     """An @-message comes as GROUP_AT_MESSAGE_CREATE and, where the owner let the bot read
     everything, also as GROUP_MESSAGE_CREATE with the same id; a message without @ comes only
