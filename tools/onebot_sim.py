@@ -936,7 +936,7 @@ class BotProcess:
         database_url: str | None = None,
         log_level: str = "INFO",
         port: int | None = None,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         root: str | os.PathLike[str] | None = None,
         startup_timeout: float = 30.0,
         script: str = "bot.py",
@@ -951,7 +951,8 @@ class BotProcess:
         load benchmark runs ``bench/echo_bot.py``, the bot with NoneBot's echo command).
 
         ``log_path`` receives stdout+stderr (appended across restarts). ``env`` adds or
-        overrides environment variables after the standard ones. The port is fixed for
+        overrides environment variables after the standard ones (a value ``None`` removes
+        the variable: the bot's own default applies). The port is fixed for
         the object's lifetime, so :meth:`start` after :meth:`stop`/:meth:`kill` restarts
         the bot on the same URL.
         """
@@ -1023,12 +1024,15 @@ class BotProcess:
                 # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
                 # "true"} turns the pictures on).
                 "PAIZHUO_IMAGES": "false",
+                # The log is ``log_path`` (stdout): no log file of bot.py's own beside it
+                # (env={"PAIZHUO_LOG_FILE": path} turns it on).
+                "PAIZHUO_LOG_FILE": "",
             }
         )
         if self.database_url is not None:
             env["PAIZHUO_DATABASE_URL"] = self.database_url
         env.update(self.extra_env)
-        return env
+        return {key: value for key, value in env.items() if value is not None}
 
     def log_text(self) -> str:
         """Everything the bot has logged so far."""

@@ -36,7 +36,8 @@ def _setting(default: Any, name: str) -> Any:
 
 
 class Config(BaseModel):
-    """``PAIZHUO_DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``.
+    """``PAIZHUO_DATABASE_URL`` — any SQLAlchemy async URL; empty (default): ``paizhuo.db`` in the
+    plugin data directory (``storage.py``: localstore's in a host, ``data/`` beside ``bot.py``).
     ``PAIZHUO_DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``PAIZHUO_COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
@@ -54,6 +55,9 @@ class Config(BaseModel):
     ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
     (default true; false: registered with NoneBot like any plugin's; see
     ``src/nonebot_plugin_paizhuo/internals``).
+    ``PAIZHUO_LOG_FILE`` — a file the logs also go to, rotated at ``PAIZHUO_LOG_ROTATION``,
+    ``PAIZHUO_LOG_RETENTION`` old files kept (``logfile.py``; ``bot.py`` defaults it to
+    ``logs/paizhuo.log``; empty: terminal only).
     ``PAIZHUO_DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
     process's write lock before the change fails (and is undone).
 
@@ -78,7 +82,7 @@ class Config(BaseModel):
 
     DEFAULT_SEND_RATE: ClassVar[float] = 1.0
 
-    database_url: str = _setting("sqlite+aiosqlite:///data/paizhuo.db", "database_url")
+    database_url: str = _setting("", "database_url")
     database_busy_timeout: float = _setting(30.0, "database_busy_timeout")
     deal_seed: int | None = _setting(None, "deal_seed")
     send_rate: float | None = _setting(None, "send_rate")
@@ -93,6 +97,9 @@ class Config(BaseModel):
     paizhuo_images: bool = True
     paizhuo_font: str = ""
     paizhuo_fast_dispatch: bool = True
+    paizhuo_log_file: str | None = None
+    paizhuo_log_rotation: str = "10 MB"
+    paizhuo_log_retention: int = Field(10, ge=0)
     send_backoff_max: float = _setting(30.0, "send_backoff_max")
     refusal_limit: int = _setting(5, "refusal_limit")
     refusal_window: float = _setting(30.0, "refusal_window")

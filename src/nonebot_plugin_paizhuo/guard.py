@@ -46,6 +46,7 @@ from nonebot.adapters import Event as BaseEvent
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from . import storage
 from .config import plugin_config
 from .internals import adapter_problems
 from .internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
@@ -100,7 +101,7 @@ class Settings:
             http_post=plugin.onebot_http_post,
             allow_empty_token=plugin.allow_empty_token,
             superusers=frozenset(driver.config.superusers),
-            database_url=plugin.database_url,
+            database_url=storage.database().url,
         )
 
 

@@ -28,6 +28,7 @@ from nonebot_plugin_paizhuo.actions import commit
 from nonebot_plugin_paizhuo.games.base import Say
 from nonebot_plugin_paizhuo.messaging import RefusalLimiter
 from nonebot_plugin_paizhuo.send_queue import SendScheduler
+from nonebot_plugin_paizhuo.version import __version__
 
 COMMANDS = ["/帮助 抓特务", "/帮助 象棋", "/设置", "/战绩 乙", "/加入 我", "/退出 了", "/继续 吧",
             "/托管 我", "/手牌 给我", "/开始 吧", "/结束 吧", "/帮助 挖坑"]
@@ -132,7 +133,7 @@ async def test_table_status_is_for_admins_and_superusers(app: App) -> None:
         ctx.receive_event(bot, gmsg(B, "/牌桌 状态"))
         expect_group(ctx, "只有群主、管理员", without=("速率",))
         ctx.receive_event(bot, gmsg(B, "/牌桌 状态", role="admin"))
-        expect_group(ctx, "账号 10001 状态", "牌桌：1 桌（进行中 1 桌）", "发送速率：", "排队：",
-                     "最近 5 分钟失败：")
+        expect_group(ctx, "账号 10001 状态", f"（牌桌 {__version__}）", "牌桌：1 桌（进行中 1 桌）",
+                     "发送速率：", "排队：", "最近 5 分钟失败：")
         ctx.receive_event(bot, gmsg(9999, "/牌桌 状态"))
         expect_group(ctx, "账号 10001 状态")

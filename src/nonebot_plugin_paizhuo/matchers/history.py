@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
 from nonebot.adapters import Bot, Message
 from nonebot.params import CommandArg
 
@@ -28,6 +27,7 @@ from ..pictures import picture, pictures_on, replay_picture
 from ..port import GroupEvent
 from ..tables import REGISTRY
 from .depends import heard
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)

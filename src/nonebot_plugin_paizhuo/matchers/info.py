@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
 from nonebot.adapters import Bot, Message
 from nonebot.params import CommandArg
 
@@ -22,6 +21,7 @@ from ..port import AnyMessageEvent, GroupEvent, Said
 from ..stats import render_stats
 from ..tables import REGISTRY
 from .depends import USAGE, display_name, heard, is_manager, wrong_args
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
