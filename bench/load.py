@@ -147,8 +147,8 @@ async def drive_table(sim: ChatSim, inbox: Inboxes, gid: int, players: list[SimP
             break
 
 
-async def drive_floor(sim: ChatSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event) -> None:
-    echo = SIDES[sim.side][1]
+async def drive_floor(sim: ChatSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event,
+                      echo: list) -> None:
     while not stop.is_set():
         t0 = time.perf_counter()
         await sim.group_message(FLOOR_GROUP, FLOOR_USER, echo)
@@ -213,7 +213,7 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
             await asyncio.sleep(1.0)  # the deal's hands and prompts go out
             started = time.perf_counter()
             cpu0 = cpu_seconds(bot.pid)
-            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop))
+            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop, SIDES[side][1]))
             await playing
             stop.set()
             await floor_task

@@ -4,6 +4,8 @@ Milky and Satori (``SIDES``), the side's fake dialled or dialling as the real on
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -46,3 +48,70 @@ async def running(sim: ChatSim, tmp: Path, **kwargs) -> AsyncIterator[BotProcess
                 await sim.stop()
             else:
                 await sim.close()
+
+
+def sender(entry: dict) -> int | None:
+    """The QQ number of who sent a message the fake keeps in ``sim.messages`` (OneBot
+    ``user_id``, Milky ``sender_id``, Satori ``user.id``)."""
+    if "user_id" in entry:
+        return int(entry["user_id"])
+    if "sender_id" in entry:
+        return int(entry["sender_id"])
+    user = entry.get("user") or {}
+    return int(user["id"]) if str(user.get("id", "")).isdigit() else None
+
+
+def said_by(sim: ChatSim, people: set[int], besides: set) -> list:
+    """The keys of the messages in ``sim.messages`` that ``people`` sent, not in
+    ``besides`` (the keys seen before)."""
+    return [key for key, entry in sim.messages.items()
+            if key not in besides and sender(entry) in people]
+
+
+async def reconnect(sim: ChatSim, bot: BotProcess, *, malformed: bool = False) -> None:
+    """The connection breaks and comes back, the bot still running: OneBot's side closes
+    its WebSocket and dials again; on Milky and Satori the stream drops (or, with
+    ``malformed``, the side sends a frame that is not JSON, on which the adapter drops the
+    stream itself) and the bot redials."""
+    if not hasattr(sim, "drop"):  # OneBot: the side dials the bot
+        if malformed:
+            await sim.send_raw("{not json")  # the guarded adapter skips it: no drop
+            return
+        await sim.close()
+        await sim.connect(bot.url, TOKEN)
+        return
+    before = sim.connections  # type: ignore[attr-defined]
+    if malformed:
+        await sim.send_raw("{not json")
+    else:
+        await sim.drop()  # type: ignore[attr-defined]
+    for _ in range(200):
+        if sim.connections > before and sim.connected:  # type: ignore[attr-defined]
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError(f"the bot did not dial {sim.side} again")
+
+
+def cards_accounted(sim: ChatSim, group: int, end_text: str, since: int = 0) -> dict[int, int]:
+    """How many of each rank (0 = 3 … 14 = 大王) were played in ``group`` from message
+    ``since`` on plus shown left in the end message: one deck when nothing was lost or
+    played twice."""
+    from tools.players import RANKS, ranks_of
+
+    counts = {r: 0 for r in range(len(RANKS))}
+    for sent in sim.sent[since:]:
+        if sent.kind == "group" and sent.target == group:
+            for line in sent.text.splitlines():
+                m = re.match(r"^\S+ 出 (.+?)（[^）]+）(?:［.+］)?$", line)
+                if m:
+                    for r in ranks_of(m.group(1)):
+                        counts[r] += 1
+    for line in end_text.splitlines():
+        if " 剩牌：" in line:
+            for r in ranks_of(line.split("剩牌：", 1)[1]):
+                counts[r] += 1
+    return counts
+
+
+DECK = {**{r: 4 for r in range(13)}, 13: 1, 14: 1}
+"""One deck of 54, by rank."""

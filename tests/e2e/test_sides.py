@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sides_support import SIDES, make_sim, running
 
-from tools.players import SimPlayer, play_table
+from tools.players import RANKS, SimPlayer, continue_table, play_table, ranks_of
 
 GROUP = 30501
 NAMES = ["甲", "乙", "丙", "丁"]
@@ -51,3 +51,45 @@ async def test_a_whole_game_of_each_kind_and_the_records(tmp_path: Path, side: s
     assert not any("你的手牌" in s.text for s in sim.sent if s.kind == "group")
     prompts = [s for s in sim.sent if s.kind == "group" and "轮到 @" in s.text]
     assert prompts and all(len(s.at) == 1 for s in prompts)
+
+
+@pytest.mark.parametrize("side", SIDES)
+async def test_hidden_information_stays_private(tmp_path: Path, side: str) -> None:
+    """RULES.md G-4 on every side, 抓特务 四人: before the end no group post names a role or
+    shows a hand as dealt; each hand reaches only its owner; a move refused for what the
+    player holds says why privately, the group hears only that it did not count."""
+    sim = make_sim(side)
+    players = seat(sim, 4)
+    players[0].declare = "明"
+    async with running(sim, tmp_path, env={"PAIZHUO_DEAL_SEED": "7"}):
+        end = await play_table(sim, GROUP, players, "抓特务 四人", timeout=60, stop_after=0)
+        assert end is None
+        prompt = [s for s in sim.sent if s.kind == "group" and "轮到 @" in s.text][-1]
+        actor = next(p for p in players if p.user_id in prompt.at)
+        assert "首出" in prompt.text  # a lead: any single is a play of its own
+        missing = next(r for r in range(13) if r not in actor.hand)
+        mark = sim.mark()
+        await sim.group_message(GROUP, actor.user_id, "出 " + RANKS[missing])
+        told = await sim.wait_for(lambda s: s.kind == "group" and s.target == GROUP, since=mark)
+        why = await sim.wait_for(lambda s: s.kind == "private" and s.target == actor.user_id,
+                                 since=mark)
+        assert "原因已私聊" in told.text and told.at == [actor.user_id]
+        assert RANKS[missing] in why.text or "没有" in why.text
+        end = await continue_table(sim, GROUP, players, since=sim.sent.index(prompt), timeout=60)
+        assert end is not None and "本局结束" in end.text
+    before_end = sim.sent[:sim.sent.index(end)]
+    for sent in before_end:
+        if sent.kind == "group":
+            assert "特务：" not in sent.text and "平民" not in sent.text, sent.text
+    dealt = {}
+    for sent in sim.sent:
+        if sent.kind == "private" and sent.target not in dealt and "你的手牌" in sent.text:
+            dealt[sent.target] = [ln for ln in sent.text.splitlines() if len(ranks_of(ln)) >= 6]
+    assert len(dealt) == 4 and all(dealt.values())
+    for sent in before_end:
+        if sent.kind == "group":
+            assert not any(line in sent.text for lines in dealt.values() for line in lines)
+        elif "你的手牌" in sent.text:
+            own = dealt[sent.target]
+            assert all(line not in sent.text for uid, lines in dealt.items()
+                       if uid != sent.target for line in lines if line not in own)
