@@ -5,6 +5,7 @@ players who read only what the bot says, and keeps the same records."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -93,3 +94,43 @@ async def test_hidden_information_stays_private(tmp_path: Path, side: str) -> No
             own = dealt[sent.target]
             assert all(line not in sent.text for uid, lines in dealt.items()
                        if uid != sent.target for line in lines if line not in own)
+
+
+@pytest.mark.parametrize("second", ["milky", "satori"])
+async def test_one_account_over_two_sides_at_once_is_refused(tmp_path: Path, second: str) -> None:
+    """One QQ account connected over OneBot and then, at the same time, over Milky or
+    Satori: the second connection is refused like a second process on the account (a log
+    line, its messages unanswered), and the first goes on serving. (Milky's bot has the
+    same id as OneBot's, the QQ number, and NoneBot itself refuses to register a second bot
+    with that id; Satori's is ``llonebot:<QQ>``, and the plugin refuses the account.)"""
+    from sides_support import TOKEN, bot_for
+
+    from tools.onebot_sim import OneBotSim
+
+    onebot, milky = OneBotSim(self_id=10001), make_sim(second)
+    for sim in (onebot, milky):
+        sim.add_member(GROUP, 2201, "甲")
+        sim.add_friend(2201, "甲")
+    bot = bot_for(milky, tmp_path)
+    async with bot:
+        await onebot.connect(bot.url, TOKEN)
+        try:
+            mark = onebot.mark()
+            await onebot.group_message(GROUP, 2201, "/牌桌")
+            await onebot.wait_for_text("本群还没有牌桌", since=mark, timeout=20)
+            await milky.connect()
+            await milky.group_message(GROUP, 2201, "/牌桌")
+            refused = (f"拒绝 Bot 10001 经 {second} 的连接", "Duplicate bot connection with id 10001")
+            for _ in range(200):
+                if any(line in bot.log_text() for line in refused):
+                    break
+                await asyncio.sleep(0.05)
+            assert any(line in bot.log_text() for line in refused)
+            await asyncio.sleep(1.0)
+            assert not [s for s in milky.sent if s.kind == "group"]
+            mark = onebot.mark()
+            await onebot.group_message(GROUP, 2201, "/牌桌")
+            await onebot.wait_for_text("本群还没有牌桌", since=mark, timeout=20)
+        finally:
+            await onebot.close()
+            await milky.stop()
