@@ -30,7 +30,7 @@ from .games import GAMES, GameAdapter, find_game
 from .games.base import SeatView, UsageError, computer_name, is_computer
 from .messaging import timed
 from .names import clean_name
-from .port import room_of
+from .port import QQ_SCOPE, room_of
 from .replay import Rebuilt, Step, engine_of, run
 from .tables import now_utc
 
@@ -79,7 +79,7 @@ def parse_board_args(text: str) -> tuple[str | None, str]:
 
 
 async def board_for(store: Store, group_id: str, args: str, caller: str,
-                    min_games_of: dict[str, int]) -> Board | str:
+                    min_games_of: dict[str, int], scope: str = QQ_SCOPE) -> Board | str:
     """The leaderboard ``/排行 <args>`` asks for, or the Chinese reply when there is none.
     ``min_games_of`` maps each game to the group's 上榜局数."""
     try:
@@ -91,7 +91,8 @@ async def board_for(store: Store, group_id: str, args: str, caller: str,
         if game is None:
             return "本群还没有打完的牌局，打完一局再来看排行吧。"
     return await leaderboard(store, group_id, game, since=period_start(period, now_utc()),
-                             min_games=min_games_of[game], caller=caller, period=period)
+                             min_games=min_games_of[game], caller=caller, period=period,
+                             scope=scope)
 
 
 def board_text(board: Board, names: dict[str, str], caller: str) -> str:

@@ -27,7 +27,7 @@ from paizhuo_db.store import Store, encode_state
 from .config import plugin_config
 from .games import GAMES, GameAdapter
 from .games.base import SeatView, is_computer
-from .port import Message, MessageSegment
+from .port import QQ_SCOPE, Message, MessageSegment
 from .port.message import from_json, to_json
 from .replay import capture
 
@@ -145,7 +145,9 @@ class Table:
     ``games`` how many games this table has dealt; ``account`` the bot account
     (机器人账号, its QQ number ``self_id``) in whose group the table was opened: its
     messages, friend checks and timers go through that account (``None``: saved before
-    accounts were recorded, adopted by the first account that serves it).
+    accounts were recorded, adopted by the first account that serves it); ``scope`` the
+    identity scope of its group and persons (``port.room.QQ_SCOPE`` on the QQ sides; the
+    records it writes carry it).
 
     Not saved: everything the process holds for the table lives on this object, and
     :meth:`drop` lets it all go (the registry drops a table it removes). ``lock``
@@ -184,6 +186,7 @@ class Table:
     auto: list[str] = field(default_factory=list)
     games: int = 0
     account: str | None = None
+    scope: str = QQ_SCOPE
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     saved: str | None = field(default=None, compare=False, repr=False)
     failures: int = field(default=0, compare=False, repr=False)
@@ -295,6 +298,7 @@ class Table:
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
+            "scope": self.scope,
             "pending": list(self.pending),
         }
 
@@ -333,6 +337,7 @@ class Table:
             computer_at=_deadline_in(data.get("computer_at"), drift),
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
+            scope=data.get("scope") or QQ_SCOPE,
             pending=list(data.get("pending") or []),
         )
 
@@ -564,6 +569,7 @@ def end_record(table: Table) -> FinishedGame:
                                               [s.name for s in table.seats], record.players),
                           replay=capture(table.engine))
     record.players = [p for p in record.players if not is_computer(p.user_id)]
+    record.scope = table.scope
     return record
 
 
@@ -577,7 +583,7 @@ def void_record(table: Table) -> FinishedGame:
         summary={"void": True,
                  "seats": seats_summary([s.user_id for s in table.seats], [s.name for s in table.seats]),
                  "replay": capture(table.engine)},
-        players=[])
+        players=[], scope=table.scope)
 
 
 REGISTRY = Registry()

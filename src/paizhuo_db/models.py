@@ -86,6 +86,11 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+QQ_SCOPE = "QQClient"
+"""The identity scope of QQ numbers (OneBot v11, Milky, Satori on QQ): a person is
+(``scope``, ``user_id``); every row written before revision 0006 is of this scope."""
+
+
 class Base(DeclarativeBase):
     """Declarative base; ``Base.metadata`` is the alembic ``target_metadata``."""
 
@@ -146,6 +151,7 @@ class GameRecord(Base):
     uid: Mapped[str] = mapped_column(String(128), unique=True)
     game: Mapped[str] = mapped_column(String(32))
     group_id: Mapped[str] = mapped_column(String(64), index=True)
+    scope: Mapped[str] = mapped_column(String(32), default=QQ_SCOPE, server_default=QQ_SCOPE)
     started_at: Mapped[datetime]
     ended_at: Mapped[datetime]
     settings: Mapped[dict[str, Any]]
@@ -164,8 +170,9 @@ class GameRecord(Base):
 
 
 class PlayerRecord(Base):
-    """One seat of a finished game (``group_id`` / ``game`` / ``ended_at`` copied for fast
-    stats; ``ix_player_records_board`` covers the leaderboard query)."""
+    """One seat of a finished game (``group_id`` / ``game`` / ``scope`` / ``ended_at``
+    copied for fast stats; ``ix_player_records_board`` covers the leaderboard query). The
+    person is (``scope``, ``user_id``)."""
 
     __tablename__ = "player_records"
     __table_args__ = (
@@ -174,6 +181,7 @@ class PlayerRecord(Base):
               "points"),
         Index("ix_player_records_group_id_user_id_ended_at", "group_id", "user_id", "ended_at"),
         Index("ix_player_records_game_id", "game_id"),
+        Index("ix_player_records_scope_group_id_user_id", "scope", "group_id", "user_id"),
         CheckConstraint("result IN ('win', 'draw', 'loss')", name="result"),
     )
 
@@ -181,6 +189,7 @@ class PlayerRecord(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("game_records.id", ondelete="CASCADE"))
     group_id: Mapped[str] = mapped_column(String(64))
     game: Mapped[str] = mapped_column(String(32))
+    scope: Mapped[str] = mapped_column(String(32), default=QQ_SCOPE, server_default=QQ_SCOPE)
     user_id: Mapped[str] = mapped_column(String(64))
     seat: Mapped[int]
     role: Mapped[str] = mapped_column(String(32))

@@ -27,7 +27,15 @@ from sqlalchemy.ext.asyncio import (
 
 from .connection import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
 from .hot import HotSaver
-from .models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
+from .models import (
+    QQ_SCOPE,
+    GameRecord,
+    GroupSetting,
+    LiveTable,
+    PlayerRecord,
+    UTCDateTime,
+    utcnow,
+)
 from .records import RESULTS, FinishedGame, GameStats
 
 MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
@@ -201,6 +209,7 @@ def _game_row(record: FinishedGame, announcement: list[dict[str, Any]] | None) -
         uid=record.uid,
         game=record.game,
         group_id=record.group_id,
+        scope=record.scope,
         started_at=record.started_at,
         ended_at=record.ended_at,
         settings=record.settings,
@@ -209,6 +218,7 @@ def _game_row(record: FinishedGame, announcement: list[dict[str, Any]] | None) -
             PlayerRecord(
                 group_id=record.group_id,
                 game=record.game,
+                scope=record.scope,
                 user_id=p.user_id,
                 seat=p.seat,
                 role=p.role,
@@ -612,8 +622,10 @@ class Store:
                 row.values = values
                 row.updated_at = utcnow()
 
-    async def player_stats(self, group_id: str, user_id: str) -> list[GameStats]:
-        """Per game type, the results of ``user_id`` in ``group_id``.
+    async def player_stats(self, group_id: str, user_id: str,
+                           scope: str = QQ_SCOPE) -> list[GameStats]:
+        """Per game type, the results of the person (``scope``, ``user_id``) in
+        ``group_id``.
 
         Returns:
             One :class:`GameStats` per game type the user finished in this group,
@@ -632,7 +644,8 @@ class Store:
                 count("loss"),
                 func.coalesce(func.sum(PlayerRecord.points), 0),
             )
-            .where(PlayerRecord.group_id == group_id, PlayerRecord.user_id == user_id)
+            .where(PlayerRecord.group_id == group_id, PlayerRecord.user_id == user_id,
+                   PlayerRecord.scope == scope)
             .group_by(PlayerRecord.game)
         )
         async with self._reads() as session:

@@ -134,3 +134,40 @@ async def test_one_account_over_two_sides_at_once_is_refused(tmp_path: Path, sec
         finally:
             await onebot.close()
             await milky.stop()
+
+
+@pytest.mark.parametrize("to", ["milky", "satori"])
+async def test_a_group_moving_from_napcat_to_llbot_keeps_its_records(tmp_path: Path,
+                                                                     to: str) -> None:
+    """A group plays on OneBot (NapCat), the operator moves the account to LLBot's Milky or
+    Satori with the same database: the same person's /战绩 and the group's /排行 show the
+    game played before, and the next game adds to them."""
+    db = f"sqlite+aiosqlite:///{tmp_path / 'moved.db'}"
+    before = make_sim("onebot")
+    players = seat(before, 3)
+    async with running(before, tmp_path / "napcat", database_url=db):
+        end = await play_table(before, GROUP, players, "挖坑", timeout=60)
+        assert end is not None
+    after = make_sim(to)
+    for p in players:
+        after.add_member(GROUP, p.user_id, p.name)
+        after.add_friend(p.user_id, p.name)
+    for p in players:  # the same people, read again from the new side
+        p.hand = []
+    async with running(after, tmp_path / "llbot", database_url=db):
+        mark = after.mark()
+        await after.group_message(GROUP, players[0].user_id, "/继续")
+        for p in players[1:]:
+            await after.group_message(GROUP, p.user_id, "/继续")
+        end = await continue_table(after, GROUP, players, since=mark, timeout=60)
+        assert end is not None and "本群第 2 局" in end.text
+        mark = after.mark()
+        await after.group_message(GROUP, players[0].user_id, "/战绩")
+        stats = await after.wait_for(lambda s: s.kind == "group" and s.ok and "战绩" in s.text,
+                                     since=mark, timeout=30)
+        assert re.search(r"挖坑：2 局", stats.text), stats.text
+        mark = after.mark()
+        await after.group_message(GROUP, players[1].user_id, "/排行 挖坑")
+        board = await after.wait_for(lambda s: s.kind == "group" and s.ok and "排行" in s.text,
+                                     since=mark, timeout=30)
+        assert "你：2 局" in board.text, board.text  # both games, before and after the move

@@ -25,7 +25,7 @@ from ..messaging import (
     deliver,
     group,
 )
-from ..port import account_of
+from ..port import account_of, scope_of
 from ..tables import (
     FINISHED,
     PLAYING,
@@ -108,7 +108,7 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         else:
             table = Table(group_id=group_id, game=adapter.name, size=size, opener=user_id,
                           seats=[SeatView(user_id, name)], created_at=now_utc(),
-                          account=account_of(bot))
+                          account=account_of(bot), scope=scope_of(bot))
             REGISTRY.add(table)
             out = None
     if out is not None:

@@ -24,7 +24,7 @@ from ..history_texts import (
 )
 from ..messaging import deliver_reply, group
 from ..pictures import picture, pictures_on, replay_picture
-from ..port import GroupEvent
+from ..port import QQ_SCOPE, GroupEvent
 from ..tables import REGISTRY
 from .depends import heard
 from .namespace import on_command  # bare words only in NoneBot's prefix table
@@ -48,12 +48,14 @@ def game_number_arg(args: str) -> int | None:
     return parse_int(arg.removeprefix("第").removesuffix("局").strip())
 
 
-async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
-    """``/排行 [游戏] [本周|本月|总]``: the group's leaderboard, posted in the group."""
+async def show_board(bot: Bot, group_id: str, user_id: str, args: str,
+                     scope: str = QQ_SCOPE) -> None:
+    """``/排行 [游戏] [本周|本月|总]``: the group's leaderboard of the persons of ``scope``,
+    posted in the group."""
     store = REGISTRY.require_store()
     min_games = {name: int((await basics.group_settings(group_id, adapter))["board_min_games"])
                  for name, adapter in GAMES.items()}
-    board = await board_for(store, group_id, args, user_id, min_games)
+    board = await board_for(store, group_id, args, user_id, min_games, scope)
     if isinstance(board, str):
         await deliver_reply(bot, [basics.reply(group_id, user_id, board)])
         return
@@ -64,7 +66,7 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
 @board_cmd.handle()
 async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
-    await show_board(bot, who.group_id, who.user_id, args.extract_plain_text())
+    await show_board(bot, who.group_id, who.user_id, args.extract_plain_text(), who.scope)
 
 
 async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:

@@ -128,9 +128,10 @@ async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
             name = None
     if name is None:
         name = display_name(who) if target == who.user_id else target
-    text = await render_stats(who.group_id, target, name or target)
+    text = await render_stats(who.group_id, target, name or target, who.scope)
     if pictures_on() and "\n" in text:
-        chart = await points_series(REGISTRY.require_store(), who.group_id, target)
+        chart = await points_series(REGISTRY.require_store(), who.group_id, target,
+                                    scope=who.scope)
         await deliver(bot, [chatter(await picture("group", who.group_id, text, chart))])
         return
     await deliver(bot, [answer(who, text)])

@@ -43,6 +43,7 @@ from .room import (
     register,
     room_of,
     said,
+    scope_of,
     where,
 )
 
@@ -79,4 +80,4 @@ def is_message(event: Event) -> bool:
 
 __all__ = ["QQ_SCOPE", "ROOMS", "AnyMessageEvent", "Delivery", "GroupEvent", "Message",
            "MessageSegment", "PrivateEvent", "Room", "Said", "account_of", "is_message",
-           "is_own", "plain", "register", "room_of", "said", "supported_adapters", "where"]
+           "is_own", "plain", "register", "room_of", "said", "scope_of", "supported_adapters", "where"]

@@ -222,6 +222,13 @@ def account_of(bot: Bot) -> str:
     return room.account(bot) if room is not None else str(bot.self_id)
 
 
+def scope_of(bot: Bot) -> str:
+    """The identity scope of the persons ``bot`` sees (``QQClient`` on a side without a
+    room)."""
+    room = room_of(bot)
+    return room.scope(bot) if room is not None else QQ_SCOPE
+
+
 def is_own(bot: Bot, event: Event) -> bool:
     """Whether ``event`` is a message sent by the bot's own account (echoed back)."""
     heard = said(bot, event)
