@@ -115,3 +115,25 @@ def cards_accounted(sim: ChatSim, group: int, end_text: str, since: int = 0) -> 
 
 DECK = {**{r: 4 for r in range(13)}, 13: 1, 14: 1}
 """One deck of 54, by rank."""
+
+
+def is_picture(sent) -> bool:
+    """Whether the bot sent a picture (OneBot / Milky ``image`` segment, Satori ``<img>``),
+    also inside a merged forward."""
+
+    def walk(items) -> bool:
+        for item in items or []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") in {"image", "img"}:
+                return True
+            data = item.get("data") or {}
+            nested = (item.get("children") or data.get("messages") or
+                      ([data["content"]] if isinstance(data.get("content"), list) else []))
+            for node in nested:
+                if walk(node.get("segments") if isinstance(node, dict) and "segments" in node
+                        else node if isinstance(node, list) else [node]):
+                    return True
+        return False
+
+    return walk(sent.segments)

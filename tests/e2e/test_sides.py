@@ -52,6 +52,8 @@ async def test_a_whole_game_of_each_kind_and_the_records(tmp_path: Path, side: s
     assert not any("你的手牌" in s.text for s in sim.sent if s.kind == "group")
     prompts = [s for s in sim.sent if s.kind == "group" and "轮到 @" in s.text]
     assert prompts and all(len(s.at) == 1 for s in prompts)
+    # A move's post keeps its lines on every side (Satori: each line break a <br/>).
+    assert any(re.search(r" 出 .+\n(.+\n)*轮到 @", s.text) for s in prompts)
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -94,6 +96,23 @@ async def test_hidden_information_stays_private(tmp_path: Path, side: str) -> No
             own = dealt[sent.target]
             assert all(line not in sent.text for uid, lines in dealt.items()
                        if uid != sent.target for line in lines if line not in own)
+
+
+async def test_a_temporary_session_on_milky_is_answered_privately(tmp_path: Path) -> None:
+    """Milky: a message from someone who is not a friend arrives as a temporary session;
+    the answer goes to that person privately (refused by the side: not a friend), never
+    into a group numbered like the person (as the adapter's own ``bot.send`` would)."""
+    sim = make_sim("milky")
+    stranger = 2301
+    sim.add_member(GROUP, stranger, "路人")
+    async with running(sim, tmp_path):
+        calls = len(sim.calls)
+        await sim.private_message(stranger, "/帮助 挖坑")
+        call = await sim.wait_for_call("send_private_message", since=calls, timeout=20)
+        assert call.params["user_id"] == stranger and call.status == "failed"
+        await asyncio.sleep(0.5)
+    assert not any(c.action == "send_group_message" and c.params.get("group_id") == stranger
+                   for c in sim.calls)
 
 
 @pytest.mark.parametrize("second", ["milky", "satori"])
@@ -171,3 +190,33 @@ async def test_a_group_moving_from_napcat_to_llbot_keeps_its_records(tmp_path: P
         board = await after.wait_for(lambda s: s.kind == "group" and s.ok and "排行" in s.text,
                                      since=mark, timeout=30)
         assert "你：2 局" in board.text, board.text  # both games, before and after the move
+
+
+@pytest.mark.parametrize("side", SIDES)
+async def test_pictures_and_long_texts_on_every_side(tmp_path: Path, side: str) -> None:
+    """With pictures on: a record (/战绩) goes out as a picture, the help as a merged
+    forward, each the side's own way (OneBot and Milky ``image`` segments, Satori ``<img>``
+    with its MIME type; OneBot nodes, one Milky ``forward`` segment, Satori ``<message
+    forward>``); when the side fails them, their text comes instead."""
+    from sides_support import is_picture
+
+    sim = make_sim(side)
+    players = seat(sim, 3)
+    async with running(sim, tmp_path, env={"PAIZHUO_IMAGES": "true"}):
+        end = await play_table(sim, GROUP, players, "挖坑", timeout=60)
+        assert end is not None
+        mark = sim.mark()
+        await sim.group_message(GROUP, players[0].user_id, "/战绩")
+        card = await sim.wait_for(lambda s: s.kind == "group" and s.ok and is_picture(s),
+                                  since=mark, timeout=30)
+        assert card.target == GROUP
+        mark = sim.mark()
+        await sim.group_message(GROUP, players[0].user_id, "/帮助")
+        help_ = await sim.wait_for(lambda s: s.kind == "group" and s.forward, since=mark, timeout=30)
+        assert help_.ok and "出牌：出 778899" in help_.text
+        sim.fail_media_to.add(("group", GROUP))
+        mark = sim.mark()
+        await sim.group_message(GROUP, players[1].user_id, "/帮助")
+        text = await sim.wait_for(lambda s: s.kind == "group" and s.ok and not s.forward
+                                  and "出牌：出 778899" in s.text, since=mark, timeout=30)
+        assert not is_picture(text)
