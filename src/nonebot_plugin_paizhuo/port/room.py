@@ -230,9 +230,12 @@ def scope_of(bot: Bot) -> str:
 
 
 def is_own(bot: Bot, event: Event) -> bool:
-    """Whether ``event`` is a message sent by the bot's own account (echoed back)."""
-    heard = said(bot, event)
-    return heard is not None and heard.user_id == account_of(bot)
+    """Whether ``event`` is a person's message sent by the bot's own account (echoed
+    back)."""
+    room = room_of(bot)
+    if room is None or not isinstance(event, room.group_events + room.private_events):
+        return False
+    return room.where(event)[1] == room.account(bot)
 
 
 Hook = Callable[[Bot], None]
