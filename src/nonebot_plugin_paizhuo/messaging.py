@@ -271,9 +271,12 @@ def _give_up(self_id: str, out: Outgoing) -> Outgoing | None:
 
 def connection(account: str) -> Bot | None:
     """The connected bot of ``account`` (the account's QQ number on the QQ sides), any
-    side; ``None`` while it is not connected."""
+    side but one refused for the account (``accounts.refused``: it is served over another
+    side); ``None`` while it is not connected."""
+    from .accounts import is_refused  # accounts imports this module
+
     for bot in nonebot.get_bots().values():
-        if room_of(bot) is not None and account_of(bot) == account:
+        if room_of(bot) is not None and account_of(bot) == account and not is_refused(bot):
             return bot
     return None
 
