@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from nonebot.adapters import Adapter, Bot
+from nonebot.drivers import Request, Response
 
 from .. import ordering
 from ..port import room_of
@@ -55,16 +56,37 @@ def gate_bot(bot: Bot) -> None:
 def gated(base: type[Adapter]) -> type[Adapter]:
     """A subclass of the adapter ``base`` whose connections are gated (:func:`gate_bot`)
     before they are reported connected; it handles its events in the scope, so the
-    dispatchers read them from there."""
+    dispatchers read them from there; its HTTP calls share one client session."""
 
     class Gated(base):  # type: ignore[valid-type,misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             scope.provided = True
+            self._kept: Any = None
 
         def bot_connect(self, bot: Bot) -> None:
             gate_bot(bot)
             super().bot_connect(bot)
+
+        async def request(self, setup: Request) -> Response:
+            """The adapter's HTTP calls through one kept client session (NoneBot's httpx
+            driver makes a new client, SSL context and all, for every ``request``: about
+            45 ms of CPU per Milky API call, docs/benchmarks.md「协议端」). The request's own
+            timeout still applies; the session is closed at shutdown."""
+            get_session = getattr(self.driver, "get_session", None)
+            if get_session is None:
+                return await super().request(setup)
+            if self._kept is None:
+                session = get_session()
+                await session.setup()
+                self._kept = session
+                self.driver.on_shutdown(self._close_kept)
+            return await self._kept.request(setup)
+
+        async def _close_kept(self) -> None:
+            kept, self._kept = self._kept, None
+            if kept is not None:
+                await kept.close()
 
     Gated.__name__ = Gated.__qualname__ = f"Gated{base.__name__}"
     return Gated
