@@ -6,6 +6,7 @@ players who read only what the bot says, and keeps the same records."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from pathlib import Path
 
@@ -139,7 +140,8 @@ async def test_one_account_over_two_sides_at_once_is_refused(tmp_path: Path, sec
             await onebot.group_message(GROUP, 2201, "/牌桌")
             await onebot.wait_for_text("本群还没有牌桌", since=mark, timeout=20)
             await milky.connect()
-            await milky.group_message(GROUP, 2201, "/牌桌")
+            with contextlib.suppress(ConnectionError):  # Milky: the refused stream may be gone
+                await milky.group_message(GROUP, 2201, "/牌桌")
             refused = (f"拒绝 Bot 10001 经 {second} 的连接", "Duplicate bot connection with id 10001")
             for _ in range(200):
                 if any(line in bot.log_text() for line in refused):
