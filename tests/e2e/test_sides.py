@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from sides_support import SIDES, make_sim, running
+from sides_support import make_sim, running
 
 from tools.players import RANKS, SimPlayer, continue_table, play_table, ranks_of
 
