@@ -25,8 +25,22 @@ from tools.players import SimPlayer, continue_table, next_game, play_table  # no
 GROUP = 20001
 NAMES = ["甲", "乙", "丙", "丁", "戊", "己"]
 DECLARE = ["明", "暗", "明牌", "暗", "暗", "暗"]
+SIZES = {"抓特务": (3, 4), "挖坑": (3,), "手把一": (2, 3, 4, 5, 6)}
+"""The table sizes each game allows (RULES.md Z-1, W-1, S-1)."""
+DEFAULT_SIZE = {"抓特务": 4, "挖坑": 3, "手把一": 4}
+"""The size played when none is given."""
 FIXED_SIZE = {"挖坑": 3}
 """Games with one table size: opened by name alone (挖坑 is always three players)."""
+
+
+def size_error(game: str, size: int) -> str | None:
+    """Why ``size`` players cannot play ``game`` (in the words of ``/开局``), ``None``
+    when they can: checked before the bot starts, so a wrong size costs nothing."""
+    allowed = SIZES[game]
+    if size in allowed:
+        return None
+    span = str(allowed[0]) if len(allowed) == 1 else f"{allowed[0]}–{allowed[-1]}"
+    return f"{game}只能 {span} 人玩，不能 {size} 人"
 
 
 def printer(sim: OneBotSim, names: dict[int, str]):
@@ -97,14 +111,16 @@ async def main(game: str, size: int, games: int, seed: int | None, computers: in
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("size", nargs="?", type=int, default=4, choices=range(2, 7),
-                        help="人数：抓特务 3–4，挖坑 3，手把一 2–6")
+    parser.add_argument("size", nargs="?", type=int, default=None,
+                        help="人数：抓特务 3–4（默认 4），挖坑 3，手把一 2–6（默认 4）")
     parser.add_argument("--game", default="抓特务", choices=["抓特务", "挖坑", "手把一"])
     parser.add_argument("--games", type=int, default=1, help="连打几局（抓特务第二局起有进贡）")
     parser.add_argument("--seed", type=int, default=None, help="固定发牌种子（可复现）")
     parser.add_argument("--computers", type=int, default=0, help="其中几个座位是电脑玩家")
     ns = parser.parse_args()
-    size = FIXED_SIZE.get(ns.game, ns.size)
+    size = DEFAULT_SIZE[ns.game] if ns.size is None else ns.size
+    if (why := size_error(ns.game, size)) is not None:
+        parser.error(why)
     if not 0 <= ns.computers < size:
         parser.error("--computers：至少留一个座位给人")
     sys.exit(asyncio.run(main(ns.game, size, ns.games, ns.seed, ns.computers)))
