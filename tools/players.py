@@ -62,9 +62,12 @@ class SimPlayer:
 
     def respond(self, sent: Sent) -> str | None:
         """The private answer to a question from the bot, if it asks one: ``明``/``明牌``
-        /``暗`` when asked to declare, ``还 <lowest cards>`` when asked to return tribute."""
+        /``暗`` when asked to declare (a civilian ``暗``), ``还 <lowest cards>`` when asked
+        to return tribute."""
         if "请选择，私聊回复" in sent.text:
             return self.declare
+        if "没有明/暗可选" in sent.text:
+            return "暗"
         if "请扣 4 张牌" in sent.text:
             return "扣 " + "".join(RANKS[r] for r in self.hand[:4])
         m = re.search(r"请还给 \S+ (\d+) 张牌", sent.text)

@@ -5,6 +5,7 @@ the engine's JSON right after the deal (for 抓特务 with the tribute already g
 the events are every later decision in order:
 
 * ``["return", seat, cards]`` 还贡 (Z-8) · ``["declare", seat, "明" | "明牌" | "暗"]`` (Z-9)
+  · ``["ready", seat]`` a civilian's answer to the same question (G-4)
 * ``["bid", seat, amount]`` 叫分, 0 = 不叫 (W-2) · ``["bury", seat, cards]`` 扣底 (W-3)
 * ``["play", seat, cards, kind]`` 出牌 with the reading kind it took (G-5) · ``["pass", seat]``
 
@@ -76,6 +77,8 @@ def _apply(game: Any, event: list) -> Move | None:
         game.return_tribute(seat, event[2])
     elif kind == "declare":
         game.declare(seat, event[2])
+    elif kind == "ready":
+        game.declare(seat, "暗")
     elif kind == "bid":
         game.place_bid(seat, int(event[2]))
     elif kind == "bury":

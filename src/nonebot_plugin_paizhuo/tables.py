@@ -25,6 +25,7 @@ from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
 from paizhuo_db.store import Store, encode_state
 
+from .ai_turn import secret_pause
 from .config import plugin_config
 from .games import GAMES, GameAdapter
 from .games.base import SeatView, is_computer
@@ -227,6 +228,8 @@ class Table:
             return
         if any(is_computer(self.seats[s].user_id) for s in self.adapter.waiting_seats(self.engine)):
             delay = plugin_config().computer_delay
+            if self.adapter.secret_phase(self.engine):  # G-4: the same for every deal
+                delay = max(delay, secret_pause(self))
             self.computer_at = now + timedelta(seconds=delay)
         prompt = self.adapter.prompt_seconds(self.engine)
         if prompt:

@@ -190,7 +190,8 @@ async def seat_table(sim: OneBotSim, table: Table, size: int) -> None:
 
 
 async def declare_burst(sim: OneBotSim, db: Path, table: Table, rng: random.Random) -> None:
-    """Spies answer (some twice), civilians answer too (refused) — all at once."""
+    """Every seat answers (some twice) — a spy its choice, a civilian 暗 (G-4) — and
+    civilians try 明 too (refused), all at once."""
     old = read_live(db, table.group)
     eng = old["engine"]
     if eng["phase"] != "declare":
@@ -199,8 +200,9 @@ async def declare_burst(sim: OneBotSim, db: Path, table: Table, rng: random.Rand
     msgs = []
     for seat, uid in enumerate(seats):
         p = table.by_id[uid]
-        msgs += [(uid, p.declare)] * (2 if rng.random() < 0.5 else 1)
-        if eng["roles"][seat] != "spy":
+        spy = eng["roles"][seat] == "spy"
+        msgs += [(uid, p.declare if spy else "暗")] * (2 if rng.random() < 0.5 else 1)
+        if not spy:
             msgs.append((uid, "明"))
     rng.shuffle(msgs)
     await asyncio.gather(*(sim.private_message(uid, text) for uid, text in msgs))

@@ -127,12 +127,12 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
         expect_group(ctx, "入座", "2/3")
         ctx.receive_event(bot, gmsg(C, "/加入"))
         expect_friends(ctx)
-        expect_group(ctx, "入座", "3/3", "开局", "等待特务私聊选择", without=("轮到",))
+        expect_group(ctx, "入座", "3/3", "开局", "请各位私聊回复", without=("轮到",))
         for seat, user in enumerate((A, B, C)):
             if expected.roles[seat] == "spy":
                 expect_private(ctx, user, "你是特务", "手牌（18 张）", "请选择", "明牌")
             else:
-                expect_private(ctx, user, "你是平民", "手牌（18 张）", "请稍等")
+                expect_private(ctx, user, "你是平民", "手牌（18 张）", "请私聊回复 暗")
         ctx.receive_event(bot, gmsg(D, "/加入"))
         expect_group(ctx, "这桌正在打", at=D)
         ctx.receive_event(bot, gmsg(A, "/退出"))

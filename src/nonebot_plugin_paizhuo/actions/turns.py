@@ -278,7 +278,7 @@ async def _computers_act(table: Table) -> list[Outgoing]:
     adapter = table.adapter
     table.computer_at = None
     secret = adapter.secret_phase(table.engine)
-    says = await _computer_moves(table)
+    says = await _computer_moves(table, wait=not secret)
     keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
     return await _commit(table, says_to_outs(table, says), keep, paused=True)
 
