@@ -82,6 +82,10 @@ class Outgoing:
     """A group message after which held failure notices of hidden messages may be told."""
     prompt: bool = False
     """A group message that is only a turn prompt (``轮到 …``), see ``runs.assemble``."""
+    hand_of: int | None = None
+    """A private hand update of this seat: written again from the game as it stands when
+    the post that carries it goes out (its counts are those after every move the post
+    reports)."""
     sent: bool = False
     """Set once the message was sent (alone or merged: ``parts`` are the messages merged
     into it)."""

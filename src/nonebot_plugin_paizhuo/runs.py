@@ -23,7 +23,7 @@ def dump_outs(outs: list[Outgoing]) -> list[dict]:
     """Plain messages (no forward, no picture) as JSON-able data for ``Table.pending``."""
     return [{"kind": o.kind, "target": o.target, "message": message_to_json(o.message),
              "group_id": o.group_id, "coalesce": o.coalesce, "hidden": o.hidden,
-             "release": o.release, "prompt": o.prompt}
+             "release": o.release, "prompt": o.prompt, "hand_of": o.hand_of}
             for o in outs if o.forward is None and o.image is None]
 
 
@@ -31,7 +31,7 @@ def load_outs(data: list[dict]) -> list[Outgoing]:
     """Inverse of :func:`dump_outs`."""
     return [Outgoing(d["kind"], d["target"], message_from_json(d["message"]), d.get("group_id"),
                      d.get("coalesce"), hidden=bool(d.get("hidden")), release=bool(d.get("release")),
-                     prompt=bool(d.get("prompt")))
+                     prompt=bool(d.get("prompt")), hand_of=d.get("hand_of"))
             for d in data]
 
 

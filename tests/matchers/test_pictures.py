@@ -373,8 +373,6 @@ async def test_picture_table_setting_and_end_summary(app: App, pictures, drawn_i
         # The end rides in the last move's post, no picture after it: the details are
         # where its last line points, /对局 1, the deal drawn on top of the replay.
         expect_group(ctx, "本局结束", "本群第 1 局", "/对局 1")
-        ctx.should_call_api("send_private_msg", {"user_id": user, "message": Has("出完")},
-                            {"message_id": 3})
         ctx.receive_event(bot, gmsg(A, "/对局 1"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         ctx.should_call_api("send_group_forward_msg", {

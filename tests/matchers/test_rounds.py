@@ -101,7 +101,6 @@ async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束：特务胜", "/继续")
-        expect_private(ctx, B, "出完")
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "准备好了（1/3）", "等 /继续：玩家102、玩家103")
         ctx.receive_event(bot, gmsg(A, "/继续"))
@@ -140,7 +139,6 @@ async def finished_then_next(app: App, monkeypatch, rules: dict | None = None) -
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束")
-        expect_private(ctx, B, "出完")
         for user in (A, B):
             ctx.receive_event(bot, gmsg(user, "/继续"))
             expect_group(ctx, "准备好了")
@@ -259,7 +257,6 @@ async def test_leave_between_games_frees_only_that_seat(app: App) -> None:
         expect_group(ctx, "不用 /继续", at=A)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束")
-        expect_private(ctx, B, "出完")
     assert table.status == FINISHED
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

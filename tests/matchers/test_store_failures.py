@@ -340,7 +340,6 @@ async def test_last_move_and_the_game_record(app: App, faults: Faults) -> None:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束", "/继续")
-        expect_private(ctx, B, "出完")
     assert table.status == FINISHED and await records() == ["test-5001"]
 
 
@@ -351,7 +350,6 @@ async def test_continue_that_deals(app: App, faults: Faults, monkeypatch) -> Non
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束")
-        expect_private(ctx, B, "出完")
     await fails_in_group(app, faults, A, "/继续")
     assert table.ready == []
     async with app.test_matcher() as ctx:
@@ -588,7 +586,6 @@ async def test_end_message_is_stored_with_the_record_and_marked_when_sent(app: A
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束", "/继续")
-        expect_private(ctx, B, "出完")
     assert await settled_pending() == []
     async with store.engine.connect() as conn:
         [(announcement, announced_at)] = (await conn.execute(

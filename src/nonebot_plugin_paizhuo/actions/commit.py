@@ -75,6 +75,8 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
         out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
         if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
             out.coalesce = "hand"
+        if s.update:
+            out.hand_of = s.seat
         out.urgent = s.seat in acting
         outs.append(out)
     return outs
@@ -211,7 +213,15 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
     # (扣底, 还贡, 明/暗) or is over.
     turn = (table.engine is not None and not table.adapter.is_over(table.engine)
             and table.adapter.acting_seat(table.engine) is not None)
-    return assemble(earlier, last, _actor(table), names, prompt=turn)
+    outs = assemble(earlier, last, _actor(table), names, prompt=turn)
+    if table.engine is not None:
+        # A hand update was written at its player's move; the post may report later moves
+        # (the computers' after it): its counts are those after all of them.
+        for out in outs:
+            if out.hand_of is not None and table.engine.hands[out.hand_of]:
+                out.message = plain(table.adapter.hand_update(table.engine, table.seats,
+                                                              out.hand_of))
+    return outs
 
 
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,
