@@ -13,6 +13,8 @@ Only the person who must act now is @-mentioned: every other @ in a run's group 
 
 from __future__ import annotations
 
+import re
+
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from .messaging import Outgoing
@@ -61,6 +63,21 @@ def assemble(earlier: list[Outgoing], last: list[Outgoing], actor: str | None,
             o.message = only_at(o.message, actor, names)
         kept.append(o)
     return kept
+
+
+TURN_TIME = re.compile(r"（\d+ 秒）$")
+
+
+def in_tuoguan(prompt: Message) -> Message:
+    """A turn prompt of a player in 托管: its turn time (``（60 秒）``) is not what the bot
+    waits — it moves for them after a short pause — so it says ``（托管中）``."""
+    out = Message()
+    for i, seg in enumerate(prompt):
+        if seg.type == "text" and i == len(prompt) - 1:
+            text = str(seg.data.get("text", ""))
+            seg = MessageSegment.text(TURN_TIME.sub("", text) + "（托管中）")
+        out.append(seg)
+    return out
 
 
 def only_at(message: Message, actor: str | None, names: dict[str, str]) -> Message:

@@ -33,7 +33,8 @@ from .replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
-"""Seconds before the bot moves for a player in 托管 (so the group can follow)."""
+"""Least seconds before the bot moves for a player in 托管 (so the group can follow, and
+the player can cancel it): this or the computer players' pause, the longer."""
 RETRY_MAX = 30.0
 """Longest wait (seconds) before a timer retries after its save failed (backoff 1, 2, 4 …)."""
 CONTINUE_HINT = "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。"
@@ -239,7 +240,7 @@ class Table:
         if seat is None or is_computer(self.seats[seat].user_id):
             return
         if self.seats[seat].user_id in self.auto:
-            self.deadline = now + timedelta(seconds=AUTO_DELAY)
+            self.deadline = now + timedelta(seconds=max(AUTO_DELAY, plugin_config().computer_delay))
             return
         turn = int(self.setting("turn_seconds"))
         if turn:

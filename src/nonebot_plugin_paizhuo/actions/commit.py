@@ -40,7 +40,7 @@ from ..pictures import (
     table_picture,
     take_later,
 )
-from ..runs import assemble, dump_outs, load_outs
+from ..runs import assemble, dump_outs, in_tuoguan, load_outs
 from ..tables import (
     REGISTRY,
     SaveFailed,
@@ -214,6 +214,11 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
     turn = (table.engine is not None and not table.adapter.is_over(table.engine)
             and table.adapter.acting_seat(table.engine) is not None)
     outs = assemble(earlier, last, _actor(table), names, prompt=turn)
+    acting = table.adapter.acting_seat(table.engine) if turn else None
+    if acting is not None and table.seats[acting].user_id in table.auto:
+        for out in outs:  # the bot moves for them after a pause, not in the turn time
+            if out.prompt:
+                out.message = in_tuoguan(out.message)
     if table.engine is not None:
         # A hand update was written at its player's move; the post may report later moves
         # (the computers' after it): its counts are those after all of them.
@@ -235,7 +240,10 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
     the messages are kept with the table (``Table.pending``) and the timer is armed. A
     paused run saves each move before the next (save before effect) and posts once, after
     its last save, when a person must decide (or the game is over, or after
-    :data:`RUN_LIMIT` moves): one post with every move in order, ending with the prompt
+    :data:`RUN_LIMIT` moves, or before a move for a player in 托管 other than its first:
+    each round of a player in 托管 is a post of its own, with the pause before the next,
+    in which ``/托管`` or a play cancels it): one post with every move in order, ending
+    with the prompt
     that @-mentions only that person. ``keep_deadline``: the change happened within a
     secret phase, whose time limit must not move (G-4: it would tell that someone
     answered)."""
@@ -248,8 +256,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
             await REGISTRY.save(table)
             schedule(table)
             return []
-        if moves >= RUN_LIMIT:
-            outs = _post(table, outs)  # a long run: post what it has, pause again
+        if moves >= RUN_LIMIT or (kind == "auto" and moves):
+            # A long run, or back at a player in 托管: post what it has, pause again.
+            outs = _post(table, outs)
             table.rearm()
             await REGISTRY.save(table)
             schedule(table)
