@@ -69,6 +69,7 @@ async def send_tally(bot: Bot, user_id: str, group_id: str | None) -> None:
         seat = table.seat_of(user_id)
         if seat is not None and table.playing and table.engine is not None:
             outs.append(private(user_id, tally_text(table, seat), table.group_id))
+            outs[-1].coalesce = "tally"  # a newer count replaces one still waiting
         else:
             outs.append(reply(group_id, user_id, NO_GAME) if group_id else private(user_id, NO_GAME))
     await deliver(bot, outs)

@@ -189,7 +189,9 @@ async def send_hints(bot: Bot, user_id: str) -> None:
                     text += "\n或 过"
             else:
                 text = "要不起：没有能大过桌面的牌，发送 过。"
-    await deliver(bot, [private(user_id, text, table.group_id)])
+    out = private(user_id, text, table.group_id)
+    out.coalesce = "hint"  # a newer hint replaces one still waiting
+    await deliver(bot, [out])
 
 
 async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
@@ -209,6 +211,7 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
             if table.playing and (question := table.adapter.reminder(table.engine, table.seats, seat)):
                 text += "\n" + question
             outs.append(private(user_id, text, table.group_id))
+            outs[-1].coalesce = "hand-reply"  # a newer one replaces one still waiting
     await deliver(bot, outs)
 
 
