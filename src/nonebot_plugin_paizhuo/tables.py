@@ -149,6 +149,10 @@ class Table:
     ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
     托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
     post when the run reaches a person's decision.
+
+    ``marks`` (saved) notes the moves of the current game the bot made for a person, by
+    their index in the game's log (as a string): ``"超时"``, ``"托管"`` or
+    ``"要不起，自动过"``, as the group was told them; the replay (复盘) shows them.
     """
 
     group_id: str
@@ -177,6 +181,7 @@ class Table:
     retry_at: datetime | None = field(default=None, compare=False, repr=False)
     announcing: list = field(default_factory=list, compare=False, repr=False)
     pending: list = field(default_factory=list)
+    marks: dict[str, str] = field(default_factory=dict)
 
     @property
     def adapter(self) -> GameAdapter:
@@ -191,6 +196,13 @@ class Table:
     def humans(self) -> list[str]:
         """User ids of the seated humans (not computer players)."""
         return [s.user_id for s in self.seats if not is_computer(s.user_id)]
+
+    def mark_last_move(self, why: str) -> None:
+        """Note that the game's last move was made by the bot for a person (``why``:
+        ``超时``, ``托管``, ``要不起，自动过``), for the replay."""
+        log = getattr(self.engine, "log", None)
+        if log:
+            self.marks[str(len(log) - 1)] = why
 
     def seat_of(self, user_id: str) -> int | None:
         """The 0-based seat of ``user_id``, ``None`` if not seated."""
@@ -267,6 +279,7 @@ class Table:
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
             "pending": list(self.pending),
+            "marks": dict(self.marks),
         }
 
     def revert(self) -> None:
@@ -305,12 +318,13 @@ class Table:
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
             pending=list(data.get("pending") or []),
+            marks=dict(data.get("marks") or {}),
         )
 
 
 PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
              "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "computer_at",
-             "timeouts", "auto", "games", "pending")
+             "timeouts", "auto", "games", "pending", "marks")
 """The fields of :class:`Table` that :meth:`Table.to_json` saves and :meth:`Table.revert`
 restores (``account`` is saved too but never reverted: it is who serves the table, and a
 row saved before accounts were recorded has none)."""
@@ -520,7 +534,7 @@ def end_record(table: Table) -> FinishedGame:
     )
     record.summary.update(seats=seats_summary([s.user_id for s in table.seats],
                                               [s.name for s in table.seats], record.players),
-                          replay=capture(table.engine))
+                          replay=capture(table.engine, table.marks))
     record.players = [p for p in record.players if not is_computer(p.user_id)]
     return record
 
@@ -534,7 +548,7 @@ def void_record(table: Table) -> FinishedGame:
         ended_at=now_utc(), settings=table.engine.rules.to_json(),
         summary={"void": True,
                  "seats": seats_summary([s.user_id for s in table.seats], [s.name for s in table.seats]),
-                 "replay": capture(table.engine)},
+                 "replay": capture(table.engine, table.marks)},
         players=[])
 
 

@@ -56,9 +56,13 @@ async def _automatic_move(table: Table, kind: str) -> list[Say]:
     if kind == "auto":  # at the group's 电脑难度, as a timer's 托管 move (G-6)
         log_event(table, "auto_move", seat)
         with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            return adapter.auto_move(table.engine, table.seats, seat, "托管")
+            says = adapter.auto_move(table.engine, table.seats, seat, "托管")
+        table.mark_last_move("托管")
+        return says
     log_event(table, "auto_pass", seat)
-    return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+    says = adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+    table.mark_last_move("要不起，自动过")
+    return says
 
 
 async def _computer_moves(table: Table, wait: bool = True) -> list[Say]:

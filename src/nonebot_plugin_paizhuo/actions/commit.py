@@ -37,6 +37,7 @@ from ..messaging import (
 from ..pictures import (
     later,
     pictures_on,
+    settlement_picture,
     table_picture,
     take_later,
 )
@@ -279,6 +280,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((record.uid, end))
+        if pictures_on() and (settled := settlement_picture(
+                adapter, table.engine, table.seats, table.group_id, number)) is not None:
+            later(table, settled)  # the settlement picture, after the end message
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
             return outs

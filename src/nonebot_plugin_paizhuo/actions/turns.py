@@ -264,6 +264,7 @@ async def _due(table: Table) -> list[Outgoing]:
     if user in table.auto:
         with ai_turn.deciding(await ai_turn.prepare(table, seat)):
             says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        table.mark_last_move("托管")
         log_event(table, "auto_move", seat)
     else:
         simple = table.setting("timeout_play") == "简单"
@@ -272,6 +273,7 @@ async def _due(table: Table) -> list[Outgoing]:
         counts = not adapter.cannot_beat(table.engine)
         with ai_turn.deciding(await ai_turn.prepare(table, seat)):
             says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
+        table.mark_last_move("超时")
         if counts:
             table.timeouts[user] = table.timeouts.get(user, 0) + 1
         log_event(table, "timeout_move", seat, in_a_row=table.timeouts.get(user, 0))

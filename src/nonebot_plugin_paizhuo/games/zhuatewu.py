@@ -33,6 +33,7 @@ from paizhuo_engine.zhuatewu.rules import SCHEMA, ZRules
 
 from ..ai_turn import searched_setup
 from ..messaging import plain
+from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
 from .climbing import ClimbingAdapter, is_card_text, signed
@@ -407,10 +408,58 @@ class ZhuatewuAdapter(ClimbingAdapter):
         for s in range(game.players):
             if game.hands[s]:
                 lines.append(f"{seats[s].name} 剩牌：{self.cards(game, game.hands[s])}")
+        why = self.score_reasons(game, seats)
         lines.append("积分：" + "，".join(
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
-            for s in range(game.players)))
+            + (f"（{why[s]}）" if why[s] else "") for s in range(game.players)))
         return plain("\n".join(lines))
+
+    def score_reasons(self, game: ZGame, seats: list[SeatView]) -> list[str]:
+        """Why each seat scored what it did (Z-10), in a few words: with one spy, the spy
+        against each civilian; with two, who each was paired with (the winners and the
+        losers in finishing order, one to one) and a declared spy's stake (Z-9); nothing
+        for a draw."""
+        result = game.result or {}
+        outcome = result.get("outcome")
+        why = [""] * game.players
+        if outcome not in (SPY, CIVILIAN):
+            return why
+        spies = game.spies()
+        if len(spies) == 1:
+            spy = spies[0]
+            stake = game.stakes[spy]
+            declared = f"{STAKE_TEXT[game.declared[spy]]} ×{stake}" if stake > 1 else ""
+            civilians = game.players - 1
+            why[spy] = f"对 {civilians} 名平民各 {stake}" + (f"，{declared}" if declared else "")
+            for s in range(game.players):
+                if s != spy and declared:  # else plain: each civilian ±1 against the spy
+                    why[s] = f"对 {seats[spy].name}，{declared}"
+            return why
+        for w, lo, stake in game.score_pairs(outcome):
+            spy = next(s for s in (w, lo) if game.roles[s] == SPY)
+            declared = f"，{STAKE_TEXT[game.declared[spy]]} ×{stake}" if stake > 1 else ""
+            why[w] = f"对 {seats[lo].name}{declared}"
+            why[lo] = f"对 {seats[w].name}{declared}"
+        return why
+
+    def settlement(self, game: ZGame, seats: list[SeatView]) -> SettlementView:
+        """The result, each seat's side and place, and why it scored so (Z-7, Z-10)."""
+        result = game.result or {}
+        why = self.score_reasons(game, seats)
+        rows = []
+        for s in range(game.players):
+            role = ROLE_NAMES[game.roles[s]]
+            if game.declared[s] in ("明", "明牌"):
+                role = {"明": "明特务", "明牌": "明牌特务"}[game.declared[s]]
+            place = f"第 {game.out.index(s) + 1} 名" if s in game.out else ""
+            rows.append(SettleRow(f"{s + 1}. {seats[s].name}", role, place,
+                                  RESULT_TEXT[result["results"][s]], result["points"][s],
+                                  list(game.hands[s]), why[s]))
+        notes = [self.draw_reason(game)] if result["outcome"] == "draw" else []
+        notes.append("倍数：" + "，".join(
+            f"{seats[s].name}（{STAKE_TEXT[game.declared[s] or '暗']}）×{game.stakes[s]}"
+            for s in game.spies()))
+        return SettlementView("", f"{OUTCOME_TEXT[result['outcome']]}！", rows, notes)
 
     def draw_reason(self, game: ZGame) -> str:
         """Why the finishing order is a draw (Z-7), in the players' words."""

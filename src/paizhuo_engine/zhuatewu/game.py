@@ -560,15 +560,23 @@ class ZGame(ClimbingGame):
                 points[spy] += sign * self.stakes[spy]
                 points[c] -= sign * self.stakes[spy]
             return points
-        order = self.out + [s for s in range(self.players) if s not in self.out]
-        winners = [s for s in order if self.roles[s] == outcome]
-        losers = [s for s in order if self.roles[s] != outcome]
-        for w, lo in zip(winners, losers, strict=True):
-            stake = max(self.stakes[w] if self.roles[w] == SPY else 1,
-                        self.stakes[lo] if self.roles[lo] == SPY else 1)
+        for w, lo, stake in self.score_pairs(outcome):
             points[w] += stake
             points[lo] -= stake
         return points
+
+    def score_pairs(self, outcome: str) -> list[tuple[int, int, int]]:
+        """Z-10 with two spies: ``(winner, loser, stake)`` — the winners and the losers
+        each in finishing order, paired one to one (the first out of each side together),
+        the stake of a declared spy in the pair (Z-9), else 1. Empty otherwise."""
+        if outcome not in (SPY, CIVILIAN) or len(self.spies()) != 2:
+            return []
+        order = self.out + [s for s in range(self.players) if s not in self.out]
+        winners = [s for s in order if self.roles[s] == outcome]
+        losers = [s for s in order if self.roles[s] != outcome]
+        return [(w, lo, max(self.stakes[w] if self.roles[w] == SPY else 1,
+                            self.stakes[lo] if self.roles[lo] == SPY else 1))
+                for w, lo in zip(winners, losers, strict=True)]
 
     # ---- the game as dealt (复盘) ----------------------------------------------------------
     def as_dealt(self) -> tuple[dict, list[list]]:
