@@ -109,11 +109,11 @@ def font_path() -> str | None:
 
     chosen = find_font(plugin_config().paizhuo_font)
     if chosen:
-        logger.info(f"牌桌: pictures use the font {chosen}")
+        logger.info(f"牌桌: 图片用的字体：{chosen}")
         return chosen
-    logger.warning("牌桌: no font that renders Chinese was found, so /排行, /战绩 and the "
-                   "game details of /对局 N are sent as text. Reinstall the bot (pip install -e .) "
-                   "to get its font, or set PAIZHUO_FONT to a .ttf/.ttc/.otf file.")
+    logger.warning("牌桌: 没有找到能显示中文的字体，图片（/排行、/战绩、/对局 N 的详情、结算、桌面）"
+                   "改发文字。重装机器人（pip install -e .）即可带上字体，或用 PAIZHUO_FONT "
+                   "指定一个 .ttf / .ttc / .otf 字体文件。")
     return None
 
 

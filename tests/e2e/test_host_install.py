@@ -125,7 +125,7 @@ async def test_a_host_bot_loads_this_plugin_and_its_own_each_once(tmp_path: Path
                              tmp_path / f"{kind}.db")
         loaded = re.findall(r'Succeeded to load plugin "(\w+)"', log)
         assert sorted(loaded) == ["greeter", "nonebot_plugin_paizhuo"], (kind, loaded)
-        assert log.count("牌桌: database ready") == 1, kind
+        assert log.count("牌桌: 数据库已就绪") == 1, kind
         assert "greeter: host-db host-engine" in log
         assert "Failed to import" not in log and "ERROR" not in log, log[-3000:]
         assert os.path.exists(tmp_path / f"{kind}.db")

@@ -51,7 +51,7 @@ async def test_pictures_with_the_font_installed_with_the_bot(tmp_path: Path) -> 
         replay = await sim.wait_for(lambda s: s.kind == "group" and "【第 1 局】" in s.text,
                                     since=mark, timeout=30)
         log = bot.log_text()
-    assert "noto_cjk_sans_otc" in log and "no font that renders Chinese" not in log
+    assert "noto_cjk_sans_otc" in log and "没有找到能显示中文的字体" not in log
     group = [s for s in sim.sent[:mark] if s.kind == "group" and s.target == GROUP]
     pictures = [(i, image_of(s.segments)) for i, s in enumerate(group)]
     pictures = [(i, image) for i, image in pictures if image is not None]

@@ -215,9 +215,9 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 5"))
-        expect_group(ctx, "要跟 2 张的对子", at=B)
+        expect_group(ctx, "要跟同样的牌型：桌上是对子，你出的是单张", at=B)
         ctx.receive_event(bot, gmsg(B, "出 ♠A"))
-        expect_group(ctx, "要跟 2 张的对子", at=B)
+        expect_group(ctx, "要跟同样的牌型：桌上是对子，你出的是单张", at=B)
     assert engine_json(table) == after_play
     # 66 does not beat 77.
     table.engine.turn = 2
