@@ -56,3 +56,29 @@ def test_commands_weigh_what_their_answers_cost() -> None:
     assert command_weight({"牌桌"}) == command_weight({"加入"}) == 1
     assert command_weight({"帮助", "help"}) == command_weight({"战绩"}) == 3
 
+
+
+async def test_the_answers_the_player_to_act_asked_for_go_first(app: App, monkeypatch) -> None:
+    """/提示, /手牌 and /记牌 of the player to act are what they need to act: their answers
+    are urgent (before other waiting messages, as a question is); another player's are
+    not, and /牌桌 is a reply (after the game's own messages)."""
+    from nonebot_plugin_paizhuo import tally
+    from nonebot_plugin_paizhuo.actions import announce, turns
+
+    await seat_table(HANDS3, leader=0)
+    bot, _ = await recording_bot(monkeypatch)
+    monkeypatch.setattr(accounts, "bot_for", lambda table: bot)
+    queued = []
+
+    async def deliver(_bot, outs):
+        queued.extend(outs)
+
+    for module in (turns, tally, announce):
+        monkeypatch.setattr(module, "deliver", deliver)
+    for user in (str(A), "102"):
+        await turns.send_hints(bot, user)
+        await turns.resend_hand(bot, user, None)
+        await tally.send_tally(bot, user, None)
+    assert [o.urgent for o in queued] == [True] * 3 + [False] * 3
+    await announce.show_table(bot, "5001", str(A))
+    assert queued[-1].kind == "group" and queued[-1].chatter and not queued[-1].urgent

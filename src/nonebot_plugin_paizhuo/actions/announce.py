@@ -15,6 +15,7 @@ from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
 from .. import accounts
 from ..messaging import (
+    chatter,
     deliver,
     group,
     plain,
@@ -62,7 +63,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
                 table, table.adapter.table(table.engine, table.seats)))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
-    out = group(group_id, msg)
+    out = chatter(group(group_id, msg))  # a reply: after the game's own messages
     out.coalesce = "table"  # a newer /牌桌 replaces one still waiting
     await deliver(bot, [out])
 

@@ -83,6 +83,14 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
     return outs
 
 
+def acting_seats(table: Table) -> set[int]:
+    """:func:`_acting_seats` outside a secret phase (none during one): the seats whose
+    requested answers (/提示, /手牌, /记牌) are urgent too — they need them to act."""
+    if table.engine is None or table.adapter.secret_phase(table.engine):
+        return set()
+    return _acting_seats(table)
+
+
 def _acting_seats(table: Table) -> set[int]:
     """The seats the game waits for now: their private messages (a hand with the bottom,
     a hand after tribute, a question) go before other waiting messages. Empty during a

@@ -37,7 +37,7 @@ from ..tables import (
 from . import deadlines
 from .automatic import _computer_moves
 from .basics import NOT_APPLIED, log_event, reply
-from .commit import _commit, run_locked, says_to_outs
+from .commit import _commit, acting_seats, run_locked, says_to_outs
 from .deadlines import schedule
 
 PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
@@ -179,6 +179,7 @@ async def send_hints(bot: Bot, user_id: str) -> None:
     async with table.lock:
         seat = table.seat_of(user_id)
         adapter = table.adapter
+        urgent = seat in acting_seats(table)
         if seat is None or adapter.acting_seat(table.engine) != seat or table.engine.phase != "play":
             text = "还没轮到你出牌，轮到你时再发 /提示。"
         else:
@@ -191,6 +192,7 @@ async def send_hints(bot: Bot, user_id: str) -> None:
                 text = "要不起：没有能大过桌面的牌，发送 过。"
     out = private(user_id, text, table.group_id)
     out.coalesce = "hint"  # a newer hint replaces one still waiting
+    out.urgent = urgent  # the player to act asked for it to act: before others' waiting messages
     await deliver(bot, [out])
 
 
@@ -212,6 +214,7 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
                 text += "\n" + question
             outs.append(private(user_id, text, table.group_id))
             outs[-1].coalesce = "hand-reply"  # a newer one replaces one still waiting
+            outs[-1].urgent = seat in acting_seats(table)  # asked to act: goes first
     await deliver(bot, outs)
 
 

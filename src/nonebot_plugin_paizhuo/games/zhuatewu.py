@@ -254,7 +254,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if t in ("明", "明牌", "暗", "明特务", "暗特务"):
             choice = {"明特务": "明", "暗特务": "暗"}.get(t, t)
             game.declare(seat, choice)
-            said = (f"你选择了：{DECLARE_TEXT[choice]}" if game.roles[seat] == SPY
+            said = (f"你选择了：{DECLARE_TEXT[choice]}。" if game.roles[seat] == SPY
                     else "收到。")
             if game.phase == "declare":
                 said += "等大家都回复了就开始。"
@@ -456,6 +456,8 @@ class ZhuatewuAdapter(ClimbingAdapter):
                                   RESULT_TEXT[result["results"][s]], result["points"][s],
                                   list(game.hands[s]), why[s]))
         notes = [self.draw_reason(game)] if result["outcome"] == "draw" else []
+        if game.score_pairs(result["outcome"]):
+            notes.append("两个特务：胜方和负方各按出完的顺序一对一计分。")
         notes.append("倍数：" + "，".join(
             f"{seats[s].name}（{STAKE_TEXT[game.declared[s] or '暗']}）×{game.stakes[s]}"
             for s in game.spies()))
