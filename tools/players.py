@@ -172,10 +172,16 @@ def attach(sim: OneBotSim, players: list[SimPlayer]) -> None:
 
 def hand_listener(players: list[SimPlayer], sim: OneBotSim | None = None):
     """A simulator listener that feeds each player the private messages sent to them and,
-    with ``sim``, sends their private answers to the bot's questions."""
+    with ``sim``, sends their private answers to the bot's questions. A player the group
+    is told has gone out (``<名字> 出完了``) holds nothing (the bot sends no private
+    message for it)."""
     by_id = {p.user_id: p for p in players}
 
     def on_sent(sent: Sent) -> None:
+        if sent.kind == "group" and sent.ok and "出完了" in sent.text:
+            for p in players:
+                if re.search(rf"^{re.escape(p.name)} 出完了", sent.text, re.M):
+                    p.hand = []
         if sent.kind == "private" and sent.target in by_id and sent.ok:
             player = by_id[sent.target]
             player.learn(sent)

@@ -31,7 +31,7 @@ from pathlib import Path
 from paizhuo_engine.cards import rank_of
 from tools.kill_soak import card_problems, norm, read_live, record_counts, replay
 from tools.onebot_sim import BotProcess, OneBotSim, Sent
-from tools.players import SimPlayer, ranks_of
+from tools.players import SimPlayer, hand_listener, ranks_of
 
 TOKEN = "concurrency"
 GROUP_A, GROUP_B = 51001, 51002
@@ -232,12 +232,8 @@ async def test_bursts_of_simultaneous_commands(tmp_path: Path) -> None:
         for s in strangers:
             sim.add_member(t.group, s, f"路人{s % 10}")
 
-    def learn(sent: Sent) -> None:
-        for t in (a, b):
-            if sent.kind == "private" and sent.ok and sent.target in t.by_id:
-                t.by_id[sent.target].learn(sent)
-
-    sim.listeners.append(learn)
+    for t in (a, b):  # hands from the private messages; gone out as the group is told
+        sim.listeners.append(hand_listener(t.players))
     started = time.monotonic()
     await bot.start()
     try:

@@ -61,7 +61,7 @@ def test_commands_weigh_what_their_answers_cost() -> None:
 async def test_the_answers_the_player_to_act_asked_for_go_first(app: App, monkeypatch) -> None:
     """/提示, /手牌 and /记牌 of the player to act are what they need to act: their answers
     are urgent (before other waiting messages, as a question is); another player's are
-    not, and /牌桌 is a reply (after the game's own messages)."""
+    not. /牌桌 stays in order with the game's posts (it shows the table as it is)."""
     from nonebot_plugin_paizhuo import tally
     from nonebot_plugin_paizhuo.actions import announce, turns
 
@@ -81,4 +81,4 @@ async def test_the_answers_the_player_to_act_asked_for_go_first(app: App, monkey
         await tally.send_tally(bot, user, None)
     assert [o.urgent for o in queued] == [True] * 3 + [False] * 3
     await announce.show_table(bot, "5001", str(A))
-    assert queued[-1].kind == "group" and queued[-1].chatter and not queued[-1].urgent
+    assert queued[-1].kind == "group" and not queued[-1].chatter and queued[-1].coalesce == "table"

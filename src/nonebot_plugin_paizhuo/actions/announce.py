@@ -15,7 +15,6 @@ from nonebot.adapters.onebot.v11 import Bot, MessageSegment
 
 from .. import accounts
 from ..messaging import (
-    chatter,
     deliver,
     group,
     plain,
@@ -63,7 +62,7 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
                 table, table.adapter.table(table.engine, table.seats)))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
-    out = chatter(group(group_id, msg))  # a reply: after the game's own messages
+    out = group(group_id, msg)  # in order with the game's posts: it shows the table now
     out.coalesce = "table"  # a newer /牌桌 replaces one still waiting
     await deliver(bot, [out])
 
