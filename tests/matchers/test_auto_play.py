@@ -5,8 +5,6 @@ in which ``/托管`` or any play — even one refused — cancels it."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from chat_support import (
     GROUP,
     SPADE_A,
@@ -15,6 +13,7 @@ from chat_support import (
     C,
     expect_group,
     expect_private,
+    fire,
     gmsg,
     make_bot,
     recording_bot,
@@ -28,17 +27,6 @@ from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 from paizhuo_engine.zhuatewu.game import ZGame
-
-
-async def fire(table: Table, *, remind: bool = False) -> None:
-    """Make the table's reminder (or deadline) due now and let its timer run."""
-    past = now_utc() - timedelta(seconds=1)
-    if remind:
-        table.remind_at, table.deadline = past, now_utc() + timedelta(seconds=10)
-    else:
-        table.remind_at, table.deadline = None, past
-    deadlines.schedule(table)
-    await deadlines._timers[table.group_id]
 
 
 async def test_a_turn_the_player_could_not_beat_is_no_timeout_towards_tuoguan(app: App) -> None:

@@ -5,14 +5,13 @@ pictures are on."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from chat_support import (
     GROUP,
     A,
     Has,
     expect_forward,
     expect_group,
+    fire,
     gmsg,
     make_bot,
     recording_bot,
@@ -21,14 +20,7 @@ from history_support import dealt_table
 from nonebug import App
 
 from nonebot_plugin_paizhuo import accounts
-from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
-
-
-async def fire(table: Table) -> None:
-    table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
-    deadlines.schedule(table)
-    await deadlines._timers[table.group_id]
 
 
 async def bot_moves_for_the_seat_to_act(table: Table, why: str, sent) -> str:
