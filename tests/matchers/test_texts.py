@@ -103,3 +103,15 @@ def test_the_score_line_says_a_declared_spys_stake() -> None:
     line = score_line(game)
     assert f"玩家{spy} 胜 +4（对 2 名平民各 2，明特务 ×2）" in line, line
     assert all(f"玩家{s} 负 -2（对 玩家{spy}，明特务 ×2）" in line for s in range(3) if s != spy)
+
+
+def test_no_baopei_warning_for_a_player_left_with_one_card() -> None:
+    """S-4: a player holding one card can only play it — its highest single — so no
+    包赔 can follow; the prompt does not warn of it."""
+    from paizhuo_engine.shoubayi.game import SGame
+
+    s = GAMES["手把一"]
+    game = SGame.from_hands([cards("3 K"), cards("4"), cards("8 9 10")], leader=0)
+    assert "包赔" in s.prompt(game, SEATS[:3]).extract_plain_text()  # two cards: it may
+    game.hands[0] = cards("K")
+    assert "包赔" not in s.prompt(game, SEATS[:3]).extract_plain_text()
