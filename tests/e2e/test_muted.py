@@ -58,8 +58,12 @@ async def test_muted_and_hanging_groups_do_not_hold_up_another_table(tmp_path: P
                 await sim.group_message(GROUP_X, BYSTANDER_X, "出 3")
             await sim.wait_idle(quiet=1.0, timeout=20)
             replies = [s for s in sim.sent[since:] if s.target == GROUP_X and BYSTANDER_X in s.at]
-            assert len(replies) == 6, [s.text for s in replies]
-            assert "出错太多次了" in replies[-1].text
+            # At most the five refusals the limit allows (a refusal still waiting to be
+            # sent is replaced by the same newer one, so a slow account sends fewer), then
+            # the notice, once, last.
+            texts = [s.text for s in replies]
+            assert 1 <= len(replies) - 1 <= 5, texts
+            assert sum("出错太多次了" in t for t in texts) == 1 and "出错太多次了" in texts[-1]
 
             end = await continue_table(sim, GROUP_X, players, since=prompt, timeout=20)
             assert end is not None and "本局结束" in end.text
