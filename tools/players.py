@@ -64,9 +64,12 @@ class SimPlayer:
 
     def respond(self, sent: Sent) -> str | None:
         """The private answer to a question from the bot, if it asks one: ``明``/``明牌``
-        /``暗`` when asked to declare, ``还 <lowest cards>`` when asked to return tribute."""
+        /``暗`` when asked to declare (a civilian ``暗``), ``还 <lowest cards>`` when asked
+        to return tribute."""
         if "请选择，私聊回复" in sent.text:
             return self.declare
+        if "没有明/暗可选" in sent.text:
+            return "暗"
         if "请扣 4 张牌" in sent.text:
             return "扣 " + "".join(RANKS[r] for r in self.hand[:4])
         m = re.search(r"请还给 \S+ (\d+) 张牌", sent.text)
@@ -171,10 +174,16 @@ def attach(sim: ChatSim, players: list[SimPlayer]) -> None:
 
 def hand_listener(players: list[SimPlayer], sim: ChatSim | None = None):
     """A simulator listener that feeds each player the private messages sent to them and,
-    with ``sim``, sends their private answers to the bot's questions."""
+    with ``sim``, sends their private answers to the bot's questions. A player the group
+    is told has gone out (``<名字> 出完了``) holds nothing (the bot sends no private
+    message for it)."""
     by_id = {p.user_id: p for p in players}
 
     def on_sent(sent: Sent) -> None:
+        if sent.kind == "group" and sent.ok and "出完了" in sent.text:
+            for p in players:
+                if re.search(rf"^{re.escape(p.name)} 出完了", sent.text, re.M):
+                    p.hand = []
         if sent.kind == "private" and sent.target in by_id and sent.ok:
             player = by_id[sent.target]
             player.learn(sent)

@@ -70,7 +70,7 @@ async def _start_store() -> None:
     store = Store(storage.database().url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
     REGISTRY.store = store
-    logger.info("牌桌: database ready; each bot account's tables are resumed when it connects")
+    logger.info("牌桌: 数据库已就绪；每个机器人账号连上时恢复它的牌桌")
 
 
 @driver.on_bot_connect

@@ -348,7 +348,7 @@ async def _restore(bot: Bot) -> None:
             _dropped.discard(table.group_id)
             REGISTRY.resumed.discard(table.group_id)
         deadlines.schedule(table)
-    logger.info(f"牌桌: account {me} connected, {len(tables)} table(s) resumed")
+    logger.info(f"牌桌: 账号 {me} 已连上，恢复了 {len(tables)} 桌牌局")
 
 
 def _connection_key(bot: AnyBot) -> tuple[str, str]:

@@ -72,11 +72,13 @@ class Config(BaseModel):
     keep failing (muted, kicked). ``PAIZHUO_SEND_THROTTLE_CONVERSATIONS`` conversations failing
     within ``PAIZHUO_SEND_THROTTLE_WINDOW`` seconds slow the whole account down (halved, one step
     back each ``PAIZHUO_SEND_RECOVER_AFTER`` quiet seconds). Commands: more than
-    ``PAIZHUO_COMMAND_LIMIT`` commands of one sender (moves and private answers excepted) in
-    ``PAIZHUO_COMMAND_WINDOW`` seconds and that sender's commands are ignored for
-    ``PAIZHUO_COMMAND_SILENCE`` seconds (``PAIZHUO_COMMAND_LIMIT=0``: no limit). Refusals: more than ``PAIZHUO_REFUSAL_LIMIT`` refusals of one
-    user's moves or answers in ``PAIZHUO_REFUSAL_WINDOW`` seconds and that user's further refusals
-    are dropped silently for ``PAIZHUO_REFUSAL_SILENCE`` seconds (``PAIZHUO_REFUSAL_LIMIT=0``: no limit).
+    ``PAIZHUO_COMMAND_LIMIT`` of one sender's commands (moves and private answers excepted;
+    each weighed by what its answer costs: a private one ¼, a picture or merged-forward one
+    3, a short group reply 1) in ``PAIZHUO_COMMAND_WINDOW`` seconds, and the sender is told
+    once, then that sender's commands are ignored for ``PAIZHUO_COMMAND_SILENCE`` seconds
+    (``PAIZHUO_COMMAND_LIMIT=0``: no limit). Refusals: more than ``PAIZHUO_REFUSAL_LIMIT`` refusals of one
+    user's moves or answers in ``PAIZHUO_REFUSAL_WINDOW`` seconds, and the user is told once,
+    then further refusals are dropped for ``PAIZHUO_REFUSAL_SILENCE`` seconds (``PAIZHUO_REFUSAL_LIMIT=0``: no limit).
     ``PAIZHUO_AI_WORKERS`` — worker processes for 电脑难度 困难's search (default 1);
     ``PAIZHUO_AI_SEARCHES`` — searches running at once at most; more fall back to 普通 (default 2)."""
 
@@ -101,13 +103,13 @@ class Config(BaseModel):
     paizhuo_log_rotation: str = "10 MB"
     paizhuo_log_retention: int = Field(10, ge=0)
     send_backoff_max: float = _setting(30.0, "send_backoff_max")
-    refusal_limit: int = _setting(5, "refusal_limit")
+    refusal_limit: int = _setting(10, "refusal_limit")
     refusal_window: float = _setting(30.0, "refusal_window")
     refusal_silence: float = _setting(60.0, "refusal_silence")
     send_throttle_conversations: int = _setting(3, "send_throttle_conversations")
     send_throttle_window: float = _setting(30.0, "send_throttle_window")
     send_recover_after: float = _setting(60.0, "send_recover_after")
-    command_limit: int = _setting(10, "command_limit")
+    command_limit: float = _setting(30, "command_limit")
     command_window: float = _setting(60.0, "command_window")
     command_silence: float = _setting(60.0, "command_silence")
     ai_workers: int = _setting(1, "ai_workers")

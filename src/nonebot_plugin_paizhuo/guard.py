@@ -209,7 +209,7 @@ def startup_report(settings: Settings) -> list[tuple[str, str]]:
     """What the owner needs to see at start-up: ``(level, Chinese line)`` pairs."""
     lines = [("INFO", f"反向 WebSocket 地址（填到 NapCat / Lagrange 的反向 WebSocket 里）：{ws_url(settings.host, settings.port)}")]
     if settings.access_token:
-        lines.append(("INFO", "访问令牌 ONEBOT_ACCESS_TOKEN：已设置（OneBot 实现里要填同一个 token）"))
+        lines.append(("INFO", "访问令牌 ONEBOT_ACCESS_TOKEN：已设置（OneBot 实现里的访问令牌填同一个）"))
     elif is_loopback(settings.host):
         lines.append(("INFO", f"访问令牌 ONEBOT_ACCESS_TOKEN：未设置（HOST={settings.host} 只允许本机连接）"))
     else:

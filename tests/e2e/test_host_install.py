@@ -120,7 +120,7 @@ async def test_a_host_bot_loads_this_plugin_and_its_own_each_once(tmp_path: Path
         loaded = re.findall(r'Succeeded to load plugin "(\w+)"', log)
         assert sorted(loaded) == ["greeter", "nonebot_plugin_localstore",
                                   "nonebot_plugin_paizhuo"], (kind, loaded)
-        assert log.count("牌桌: database ready") == 1, kind
+        assert log.count("牌桌: 数据库已就绪") == 1, kind
         assert "greeter: host-db host-engine" in log
         assert "Duplicated prefix rule" not in log, kind
         assert "Failed to import" not in log and "ERROR" not in log, log[-3000:]

@@ -102,4 +102,4 @@ async def test_a_game_saved_by_the_previous_release_plays_on_after_the_upgrade(
     assert sorted(p.name for p in (install / "data").iterdir()
                   if not p.name.endswith(("-wal", "-shm"))) == ["paizhuo.db", "paizhuo.db.lock"]
     # bot.py's log file, by default beside it
-    assert "牌桌: database ready" in (install / "logs" / "paizhuo.log").read_text("utf-8")
+    assert "牌桌: 数据库已就绪" in (install / "logs" / "paizhuo.log").read_text("utf-8")
