@@ -16,6 +16,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from nonebot import logger
@@ -103,6 +104,49 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
+def _boot_id() -> str | None:
+    """This machine's boot (Linux: ``/proc/sys/kernel/random/boot_id``), ``None`` where it
+    cannot be told. Within one boot the monotonic clock (``time.monotonic``,
+    ``CLOCK_MONOTONIC``) is the same in every process, so a restarted process can tell how
+    long it was down by it, whatever the wall clock did meanwhile."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+BOOT_ID = _boot_id()
+
+
+def _save_clock(drift: timedelta) -> dict:
+    """The clocks when a table is saved (``"clock"`` in :meth:`Table.to_json`): ``wall``,
+    the save's moment on the same scale as the saved deadlines (wall-clock time as
+    :func:`_deadline_out` writes it), ``mono`` the monotonic clock at that moment (one
+    reading for both) and ``boot`` the machine's boot (:data:`BOOT_ID`)."""
+    mono = CLOCK.mono()
+    at = _anchor[0] + timedelta(seconds=mono - _anchor[1])  # timer_now() at ``mono``
+    return {"wall": _deadline_out(at, drift), "mono": mono, "boot": BOOT_ID}
+
+
+def _load_shift(clock: dict | None) -> timedelta:
+    """What to add to a saved (wall-clock) deadline to get it in :func:`timer_now` time,
+    so that it keeps the time that was left when it was saved, less the time that really
+    passed since: measured on the monotonic clock when the save was made in this boot (a
+    wall clock stepped between the save and a restart changes nothing), else on the wall
+    clock (another machine, a reboot; a wall clock now behind the save counts as no time
+    passed). A state saved without its clocks (older versions): the wall clock, as then."""
+    if not clock:
+        return clock_drift()
+    saved = datetime.fromisoformat(clock["wall"])
+    mono = float(clock["mono"])
+    if BOOT_ID is not None and clock.get("boot") == BOOT_ID and mono <= CLOCK.mono():
+        # The save's moment in timer_now() time, less its saved form: the deadlines move
+        # with the monotonic clock, exactly (the same reading made both).
+        return _anchor[0] + timedelta(seconds=mono - _anchor[1]) - saved
+    passed = max(timedelta(0), CLOCK.wall() - saved)
+    return timer_now() - saved - passed
+
+
 def reminder_before(turn: int) -> int | None:
     """Seconds before a ``turn``-second limit runs out that the player to act is warned:
     a third of it, at least 2 and at most 15; ``None`` for a limit of 5 seconds or less
@@ -112,9 +156,9 @@ def reminder_before(turn: int) -> int | None:
     return min(15, max(2, turn // 3))
 
 
-def _deadline_in(value: str | None, drift: timedelta) -> datetime | None:
-    """A saved (wall-clock) deadline in :func:`timer_now` time."""
-    return datetime.fromisoformat(value) + drift if value else None
+def _deadline_in(value: str | None, shift: timedelta) -> datetime | None:
+    """A saved (wall-clock) deadline in :func:`timer_now` time (``shift``: :func:`_load_shift`)."""
+    return datetime.fromisoformat(value) + shift if value else None
 
 
 def _deadline_out(value: datetime | None, drift: timedelta) -> str | None:
@@ -245,11 +289,12 @@ class Table:
             if before:
                 self.remind_at = self.deadline - timedelta(seconds=before)
 
-    def to_json(self) -> dict:
+    def to_json(self, clock: bool = False) -> dict:
         """Everything needed to resume this table, as JSON-able data (deadlines as
-        wall-clock times)."""
+        wall-clock times); with ``clock`` (what is saved) also the clocks of this moment
+        (``"clock"``: how a restart tells the time left, :func:`_load_shift`)."""
         drift = clock_drift()
-        return {
+        data = {
             "group_id": self.group_id, "game": self.game, "size": self.size,
             "opener": self.opener, "seats": [[s.user_id, s.name] for s in self.seats],
             "settings": self.settings, "created_at": self.created_at.isoformat(),
@@ -264,6 +309,9 @@ class Table:
             "account": self.account,
             "pending": list(self.pending),
         }
+        if clock:
+            data["clock"] = _save_clock(drift)
+        return data
 
     def revert(self) -> None:
         """Go back to the last saved state (what a restart would load). Raises
@@ -285,9 +333,11 @@ class Table:
 
     @classmethod
     def from_json(cls, data: dict) -> Table:
-        """Inverse of :meth:`to_json`. Raises ``KeyError`` for an unknown game."""
+        """Inverse of :meth:`to_json`: each deadline keeps the time it had left when saved,
+        less the time that passed since (:func:`_load_shift`). Raises ``KeyError`` for an
+        unknown game."""
         adapter = GAMES[data["game"]]
-        drift = clock_drift()
+        drift = _load_shift(data.get("clock"))
         return cls(
             group_id=data["group_id"], game=data["game"], size=int(data["size"]),
             opener=data["opener"], seats=[SeatView(u, n) for u, n in data["seats"]],
@@ -393,7 +443,7 @@ class Registry:
             SaveFailed: the store raised (``__cause__`` :class:`paizhuo_db.store.LiveTableTaken`
                 when the group's row belongs to another account); nothing was written.
         """
-        text = encode_state(table.to_json())
+        text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().save_live_text(table.group_id, table.game, text,
                                                       account=table.account)
@@ -436,7 +486,7 @@ class Registry:
                           "users": [s.user_id for s in table.seats]}
         table.rearm()
         closing = not table.humans()
-        text = encode_state(table.to_json())
+        text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().finish_game(
                 record, live=None if closing else (table.game, text),
