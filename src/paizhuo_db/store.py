@@ -564,6 +564,15 @@ class Store:
         return [PendingAnnouncement(uid, gid, game, ended, list(message))
                 for uid, gid, game, ended, message in rows]
 
+    async def announcement_pending(self, uid: str) -> bool:
+        """Whether game ``uid`` has an end message stored and not marked announced (read
+        now: a list from :meth:`pending_announcements` may be out of date)."""
+        query = select(GameRecord.id).where(GameRecord.uid == uid,
+                                            GameRecord.announcement.is_not(None),
+                                            GameRecord.announced_at.is_(None))
+        async with self._reads() as session:
+            return await session.scalar(query) is not None
+
     async def mark_announced(self, uid: str) -> None:
         """Record that the end message of game ``uid`` was sent to its group."""
         async with self._writing() as session:

@@ -52,7 +52,9 @@ from .basics import _actor, log_event, numbered
 from .deadlines import schedule
 
 _in_flight: set[str] = set()
-"""Games whose end message is being sent by the change that finished them."""
+"""Games whose end message is being sent (claimed by the change that finishes the game
+before its record is written, or by :func:`.announce.announce_pending`): whoever claimed
+it sends it; nobody else does meanwhile."""
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
@@ -169,6 +171,7 @@ async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
 def undo(table: Table, registered: bool, err: BaseException) -> None:
     """A change failed: back to the last saved state (caller holds the lock); log the
     cause; re-arm the timer after a backoff."""
+    _in_flight.difference_update(uid for uid, _ in table.announcing)
     table.announcing = []
     if isinstance(err, SaveFailed):
         cause = err.__cause__ or err
@@ -252,7 +255,13 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         moves += 1
     if table.playing and adapter.is_over(table.engine):
         outs = _post(table, outs)
-        record, message, number = await REGISTRY.record_finished(table)
+        uid = table.uid or ""
+        _in_flight.add(uid)  # claimed before the record (and its end message) is written
+        try:
+            record, message, number = await REGISTRY.record_finished(table)
+        except BaseException:
+            _in_flight.discard(uid)
+            raise
         log_event(table, "finished", number=number)
         # The end message rides in the last move's post (one post for the last decision);
         # what the group could not see (every hand as dealt, the bottom, ...) and every
