@@ -29,7 +29,7 @@ from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
-from paizhuo_db.store import Store
+from paizhuo_db.store import AccountLost, Store
 
 from . import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
 from .actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
@@ -59,6 +59,7 @@ async def _start_store() -> None:
     config = plugin_config()
     store = Store(config.database_url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
+    accounts.watch(store)
     REGISTRY.store = store
     logger.info("牌桌: database ready; each bot account's tables are resumed when it connects")
 
@@ -111,10 +112,18 @@ async def _one_account_answers(state: T_State) -> None:
 
 
 async def _answers_here(bot: Bot, event: Event) -> bool:
-    await accounts.ensure_restored(bot)
-    if bot.self_id in accounts.refused:
-        return False
-    return await accounts.handles(bot, event)
+    """Whether this process's ``bot`` answers ``event``: once the account's tables are
+    loaded (or, when its hold was lost, once it is taken again), when the account handles
+    it and it was not handled before (``accounts.first_delivery``, which records it)."""
+    for _ in range(3):
+        await accounts.ensure_restored(bot)
+        if bot.self_id in accounts.refused or not await accounts.handles(bot, event):
+            return False
+        try:
+            return await accounts.first_delivery(bot, event)
+        except AccountLost as err:  # the account is being taken back: wait, then again
+            accounts.lost(bot.self_id, err.reason)
+    return False
 
 
 @driver.on_shutdown

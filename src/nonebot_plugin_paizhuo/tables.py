@@ -24,7 +24,7 @@ from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
-from paizhuo_db.store import Store, encode_state
+from paizhuo_db.store import AccountLost, Store, encode_state
 
 from .config import plugin_config
 from .games import GAMES, GameAdapter
@@ -186,7 +186,10 @@ class Table:
     Not saved (process-local): ``saved`` is the JSON text of the last state written to
     the store (``None`` while never saved), ``failures`` counts failed saves in a row and
     ``retry_at`` is when a timer may retry after one; ``announcing`` holds the end
-    messages of this change that wait to be sent, as ``(game uid, Outgoing)``.
+    messages of this change that wait to be sent, as ``(game uid, Outgoing)``; ``token``
+    is the hold of the account this table was loaded or opened under (PostgreSQL,
+    ``Store.account_token``): every write of it carries it, and once another process took
+    the account none goes through (``None`` on SQLite).
 
     ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
     托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
@@ -219,6 +222,7 @@ class Table:
     retry_at: datetime | None = field(default=None, compare=False, repr=False)
     announcing: list = field(default_factory=list, compare=False, repr=False)
     pending: list = field(default_factory=list)
+    token: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def adapter(self) -> GameAdapter:
@@ -399,7 +403,10 @@ class Registry:
         return self.tables.get(gid) if gid is not None else None
 
     def add(self, table: Table) -> None:
-        """Register a table and index its seated users."""
+        """Register a table and index its seated users; a table without a token gets the
+        current hold of its account (``Table.token``)."""
+        if table.token is None and self.store is not None:
+            table.token = self.store.account_token(table.account)
         self.tables[table.group_id] = table
         for s in table.seats:
             if not is_computer(s.user_id):
@@ -434,19 +441,35 @@ class Registry:
         elif self.tables.get(gid) is table:
             del self.tables[gid]
 
+    def _token(self, table: Table) -> int | None:
+        """The token the table's writes carry (``Table.token``; a table that has none yet
+        takes its account's current hold). Raises :class:`~paizhuo_db.store.AccountLost`
+        when the database is shared and this process does not hold the table's account:
+        nothing of it may be written."""
+        store = self.require_store()
+        if table.token is None:
+            table.token = store.account_token(table.account)
+        if table.token is None and table.account is not None and not store.exclusive:
+            raise AccountLost(table.account, "this process does not hold it")
+        return table.token
+
     async def save(self, table: Table) -> None:
         """Persist the table (after every accepted change), encoding it to JSON once;
         the write is scoped by the table's account (a row of another account is left
-        alone).
+        alone) and fenced by its token (none goes through once another process took the
+        account).
 
         Raises:
             SaveFailed: the store raised (``__cause__`` :class:`paizhuo_db.store.LiveTableTaken`
-                when the group's row belongs to another account); nothing was written.
+                when the group's row belongs to another account,
+                :class:`paizhuo_db.store.AccountLost` when this process does not hold the
+                account any more); nothing was written.
         """
         text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().save_live_text(table.group_id, table.game, text,
-                                                      account=table.account)
+                                                      account=table.account,
+                                                      token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"save of group {table.group_id}: {err!r}") from err
         table._saved_as(text)
@@ -460,7 +483,8 @@ class Registry:
         """
         self.remove(table)
         try:
-            await self.require_store().delete_live(table.group_id, account=table.account)
+            await self.require_store().delete_live(table.group_id, account=table.account,
+                                                   token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
 
@@ -490,7 +514,8 @@ class Registry:
         try:
             await self.require_store().finish_game(
                 record, live=None if closing else (table.game, text),
-                announcement=message_to_json(message), account=table.account)
+                announcement=message_to_json(message), account=table.account,
+                token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"record of game {record.uid}: {err!r}") from err
         if closing:
@@ -511,7 +536,8 @@ class Registry:
         record = void_record(table)
         self.remove(table)
         try:
-            await self.require_store().finish_game(record, account=table.account)
+            await self.require_store().finish_game(record, account=table.account,
+                                                   token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
         return await self.game_number(record.uid)
@@ -541,6 +567,7 @@ class Registry:
                 continue
             if account is not None:
                 table.account = account
+            table.token = self.require_store().account_token(table.account)
             table.saved = encode_state(data)
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)

@@ -74,6 +74,42 @@ async def test_a_message_delivered_twice_applies_once(tmp_path: Path) -> None:
             await sim.close()
 
 
+async def test_a_message_delivered_again_after_a_restart_applies_once(tmp_path: Path) -> None:
+    """/托管 is applied, the bot is killed (kill -9) and started again, and the OneBot
+    side delivers the same message again once it reconnects: 托管 stays on (the ids of
+    the messages handled are kept in the database, per account, not only in memory)."""
+    sim = world()
+    bot = bot_process(tmp_path)
+    await bot.start()
+    try:
+        await sim.connect(bot.url, TOKEN)
+        await open_table(sim)
+        since = sim.mark()
+        await sim.group_message(GROUP, OPENER, "/加机器人 3")
+        await sim.wait_for_text("开局", kind="group", since=since)
+        since = sim.mark()
+        mid = await sim.group_message(GROUP, OPENER, "/托管")
+        await sim.wait_for_text("进入托管", kind="group", since=since)
+        await sim.wait_idle(quiet=0.3)
+        bot.kill()
+        await sim.wait_closed()
+        await sim.close()
+        await bot.start()
+        await sim.connect(bot.url, TOKEN)
+        since = sim.mark()
+        await sim.resend(mid)
+        await sim.group_message(GROUP, OPENER, "/牌桌")
+        await sim.wait_for_text("人局", kind="group", since=since)
+        await sim.wait_idle(quiet=0.5)
+        texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
+        assert not any("托管" in t and "取消" in t for t in texts), texts
+        assert str(OPENER) in (read_live(tmp_path / "bot.db", GROUP) or {})["auto"]
+        assert "event=duplicate" in bot.log_text()
+    finally:
+        await sim.close()
+        await bot.stop()
+
+
 async def test_one_players_commands_apply_in_the_order_sent(tmp_path: Path) -> None:
     sim = world()
     async with bot_process(tmp_path) as bot:

@@ -25,6 +25,8 @@ from datetime import timedelta
 from nonebot import logger
 from nonebot.adapters.onebot.v11 import Bot
 
+from paizhuo_db.store import AccountLost
+
 from .. import ordering
 from ..games.base import Say, is_computer
 from ..messaging import (
@@ -119,7 +121,8 @@ async def run_locked(bot: Bot | None, table: Table,
             ok = True
         except Exception as err:  # noqa: BLE001 - any failure: undo, tell, log
             undo(table, registered, err)
-            outs = [failed] if failed is not None else []
+            # A process that does not hold the account (another one took it) says nothing.
+            outs = [failed] if failed is not None and not fenced(err) else []
             ok = False
         announcing, table.announcing = table.announcing, []
         _in_flight.update(uid for uid, _ in announcing)
@@ -168,12 +171,22 @@ async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
                   delay=round((timer_now() - changed_at).total_seconds(), 1))
 
 
+def fenced(err: BaseException) -> bool:
+    """Whether a change failed because this process does not hold its table's account
+    (any more): another process took it, or is about to (``paizhuo_db.holds``)."""
+    return isinstance(err, SaveFailed) and isinstance(err.__cause__, AccountLost)
+
+
 def undo(table: Table, registered: bool, err: BaseException) -> None:
     """A change failed: back to the last saved state (caller holds the lock); log the
     cause; re-arm the timer after a backoff."""
     _in_flight.difference_update(uid for uid, _ in table.announcing)
     table.announcing = []
-    if isinstance(err, SaveFailed):
+    if fenced(err):
+        logger.warning(f"event=save_fenced group={table.group_id} game={table.game} "
+                       f"table={table.uid or '-'} account={table.account}: this process does "
+                       "not hold the account; the change was dropped")
+    elif isinstance(err, SaveFailed):
         cause = err.__cause__ or err
         logger.error(f"event=save_failed group={table.group_id} game={table.game} "
                      f"table={table.uid or '-'} cause={cause!r}: the change was undone")
