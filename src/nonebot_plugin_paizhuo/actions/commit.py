@@ -32,6 +32,7 @@ from ..games.base import Say, is_computer
 from ..messaging import (
     Outgoing,
     group,
+    media_blocked,
     plain,
     private,
     submit,
@@ -134,6 +135,8 @@ async def run_locked(bot: Bot | None, table: Table,
         # The pictures after the texts: drawn (in the drawing thread) while the texts go
         # out, queued after them, still under the lock (the table's order holds).
         due = take_later(table)  # dropped with the change's texts when it failed
+        if bot is not None:  # pictures remembered failing are left out: not even drawn
+            due = [p for p in due if not media_blocked(bot, "image", "group", p.group_id)]
         drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
     ordering.applied()  # the actor's next command may start; these messages are queued
     try:
