@@ -210,7 +210,12 @@ _NOTED_FENCED = text(FENCE + _NOTE_EVENT.format(
     bindparam("seen_at", type_=UTCDateTime()))
 
 
-async def _prune_seen(session: AsyncSession, account: str) -> None:
+_HOT_NOTE = _NOTE_EVENT.format(source="VALUES (?, ?, ?, ?)")
+_HOT_PRUNE = ("DELETE FROM seen_events WHERE account = ? AND seen_at < (SELECT seen_at FROM "
+              "seen_events WHERE account = ? ORDER BY seen_at DESC LIMIT 1 OFFSET ?)")
+
+
+async def _prune_seen(session: Any, account: str) -> None:
     """Delete all but the newest :data:`SEEN_KEPT` events of ``account``."""
     cutoff = await session.scalar(
         select(SeenEvent.seen_at).where(SeenEvent.account == account)
@@ -665,21 +670,31 @@ class Store:
             AccountLost: ``token`` is no longer the account's epoch (nothing written).
             sqlalchemy.exc.SQLAlchemyError: the write failed.
         """
-        params = {"account": account, "event_id": event_id, "mark": mark, "seen_at": utcnow()}
+        now = utcnow()
+        count = self._noted.get(account, 0) + 1
+        self._noted[account] = count
+        prune = count % SEEN_PRUNE_EVERY == 0
+        hot = await self.hot_connection()
+        if hot is not None:  # a SQLite file: on the per-move save's own connection, at once
+            await hot.run(_HOT_NOTE, (account, event_id, mark,
+                                      now.replace(tzinfo=None).strftime(_SQLITE_TIME)))
+            if prune:
+                await hot.run(_HOT_PRUNE, (account, account, SEEN_KEPT - 1))
+            return
+        params = {"account": account, "event_id": event_id, "mark": mark, "seen_at": now}
         fenced = self._fenced(account, token)
         if fenced:
             params["token"] = token
-            statement = _NOTED_FENCED
-        else:
-            statement = _NOTED
-        async with self._writing() as session:
-            result = await session.execute(statement, params)
+        lock = self._write_lock or contextlib.nullcontext()
+        async with lock, self._engine.begin() as conn:
+            result = await conn.execute(_NOTED_FENCED if fenced else _NOTED, params)
             if fenced and result.rowcount == 0:
-                await self._fence(session, account, token)  # raises: the fence said no
-            count = self._noted.get(account, 0) + 1
-            self._noted[account] = count
-            if count % SEEN_PRUNE_EVERY == 0:
-                await _prune_seen(session, account)
+                try:
+                    await check_fence(conn, account, token)  # type: ignore[arg-type]
+                except AccountLost as err:
+                    raise self._refused(account, token, err) from None  # type: ignore[arg-type]
+            if prune:
+                await _prune_seen(conn, account)
 
     async def announcement_pending(self, uid: str) -> bool:
         """Whether game ``uid`` has an end message stored and not marked announced (read
