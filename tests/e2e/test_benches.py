@@ -2,7 +2,7 @@
 figures go to docs/benchmarks.md, not to assertions): the load benchmark against the real bot
 and its echo floor (also with table pictures), the CPU per event, the per-move save
 benchmark, the pictures benchmark, the group posts per game as the bot sends them and
-the announcements with pictures hanging."""
+the announcements with pictures hanging, and the per-move save on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -85,3 +85,11 @@ def test_media_hang_benchmark_smallest_size() -> None:
     cells = [c.strip() for c in rows["hang"].strip("|").split("|")]
     assert int(cells[1]) >= 3 and cells[2].endswith(" s") and cells[6].endswith("×")
     assert int(cells[8]) >= 1  # a picture call hung
+
+
+async def test_pg_save_benchmark_smallest_size() -> None:
+    from pg_support import fresh_pg_url
+
+    out = run("bench/pg_save.py", "--url", await fresh_pg_url(), "--saves", "10")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and " ms |" in line]
+    assert [r.split("|")[1].strip() for r in rows] == ["now", "without the token", "before"]
