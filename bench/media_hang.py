@@ -14,7 +14,8 @@ same moves) three times:
 For every accepted move it measures the time from the player's message to the group post
 announcing it, and prints p50 / p90 / mean per run and each run's ratio to ``off``, with
 the media calls that hung and the pictures sent. ``--think`` is the players' think time
-before each move (seconds). ``--checkout DIR`` runs the bot from another source tree
+before each move (seconds), ``--rate`` another pacing (messages a second).
+``--checkout DIR`` runs the bot from another source tree
 (its ``bot.py`` and ``src/``, e.g. an older commit exported with ``git archive``), side
 by side in the same run."""
 
@@ -113,12 +114,15 @@ async def play(sim: OneBotSim, inbox: Inbox, players: list[SimPlayer], moves: in
     return latencies
 
 
-async def run(mode: str, moves: int, think: float, checkout: Path | None) -> dict:
+async def run(mode: str, moves: int, think: float, checkout: Path | None,
+              rate: float | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         env = {"LOG_LEVEL": "WARNING", "PAIZHUO_DEAL_SEED": "11",
                "PAIZHUO_IMAGES": "false" if mode == "off" else "true"}
         if mode != "off" and FONT.is_file():
             env["PAIZHUO_FONT"] = str(FONT)
+        if rate is not None:
+            env["PAIZHUO_SEND_RATE"] = f"{rate:g}"
         root = checkout or ROOT
         if checkout is not None:
             env["PYTHONPATH"] = f"{checkout / 'src'}:{checkout}"
@@ -127,7 +131,8 @@ async def run(mode: str, moves: int, think: float, checkout: Path | None) -> dic
         # BotProcess lowers the pacing for tests; measure the bot's own default.
         base = bot.build_env
         bot.build_env = lambda: {k: v for k, v in base().items()  # type: ignore[method-assign]
-                                 if k not in ("PAIZHUO_SEND_INTERVAL", "PAIZHUO_SEND_RATE")}
+                                 if k != "PAIZHUO_SEND_INTERVAL"
+                                 and (k != "PAIZHUO_SEND_RATE" or rate is not None)}
         async with bot:
             sim = OneBotSim(self_id=10001)
             inbox = Inbox()
@@ -159,9 +164,11 @@ def main() -> None:
     parser.add_argument("--checkout", type=Path, default=None,
                         help="also run 'hang' with the bot from this source tree")
     parser.add_argument("--modes", nargs="+", default=["off", "hang", "on"])
+    parser.add_argument("--rate", type=float, default=None,
+                        help="messages a second (PAIZHUO_SEND_RATE); default: the shipped pacing")
     ns = parser.parse_args()
-    print(f"{ns.moves} moves per run, think {ns.think} s, shipped pacing (1/s, burst 3), "
-          "call timeout 5 s")
+    pacing = "shipped pacing (1/s, burst 3)" if ns.rate is None else f"{ns.rate:g} messages/s"
+    print(f"{ns.moves} moves per run, think {ns.think} s, {pacing}, call timeout 5 s")
     print("| 运行 | 步数 | p50 | p90 | 平均 | 最长 | p50 / off | 平均 / off | 挂住的调用 | 图片 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     runs = [(mode, None) for mode in ns.modes]
@@ -169,7 +176,7 @@ def main() -> None:
         runs.append(("hang", ns.checkout))
     off: dict | None = None
     for mode, checkout in runs:
-        r = asyncio.run(run(mode, ns.moves, ns.think, checkout))
+        r = asyncio.run(run(mode, ns.moves, ns.think, checkout, ns.rate))
         if mode == "off" and checkout is None:
             off = r
         label = mode if checkout is None else f"{mode}（{checkout.name}）"

@@ -77,8 +77,8 @@ def test_message_counts_chat_smallest_size() -> None:
 
 
 def test_media_hang_benchmark_smallest_size() -> None:
-    out = run("bench/media_hang.py", "--moves", "3", "--think", "0.05", "--modes", "off",
-              "hang", timeout=300)
+    out = run("bench/media_hang.py", "--moves", "3", "--think", "0.05", "--rate", "20",
+              "--modes", "off", "hang", timeout=300)
     rows = {line.split("|")[1].strip(): line for line in out.splitlines()
             if line.startswith("| off |") or line.startswith("| hang |")}
     assert rows.keys() == {"off", "hang"}
