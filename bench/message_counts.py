@@ -132,7 +132,8 @@ CHAT_TABLES = [("抓特务 四人", 4, 3, {}), ("抓特务 四人", 4, 3, {"pict
                ("抓特务 三人", 3, 0, {}), ("挖坑", 3, 0, {}), ("手把一 2人", 2, 0, {}),
                ("手把一 4人", 4, 0, {}), ("手把一 6人", 6, 0, {})]
 """``(/开局 arguments, seats, computer players, group settings)`` measured by ``--chat``.
-With 图片桌面 (``picture_table``) the pictures are counted, not drawn."""
+With 图片桌面 (``picture_table``) the pictures are counted, not drawn — the table after every
+move and the settlement after the end message; the other tables are texts only."""
 SETTING_NAMES = {"picture_table": "图片桌面", "auto_pass": "要不起自动过"}
 
 
@@ -286,6 +287,12 @@ async def _chat(games: int, seed: int) -> None:
         commit.pictures_on = lambda: True  # only where the setting is on
         commit.table_picture = lambda adapter, game, seats, group_id: Counted(group_id)
         for index, (args, seats, computers, settings) in enumerate(CHAT_TABLES):
+            # Pictures are on only for the 图片桌面 row: there the settlement picture after
+            # the end message (结算) is counted too; the other rows are texts only.
+            pictured = bool(settings.get("picture_table"))
+            commit.settlement_picture = (
+                (lambda adapter, game, seats, group_id, number: Counted(group_id)) if pictured
+                else (lambda *args: None))
             r = await _chat_table(index, args, seats, computers, settings, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"
             who += "".join(f"，{SETTING_NAMES[k]}" for k in settings)

@@ -45,7 +45,6 @@ import urllib.request
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, ClassVar, Literal
@@ -53,6 +52,8 @@ from typing import IO, Any, ClassVar, Literal
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from tools.sim_base import ApiCall, ChatSim, Member, Sent
 
 __all__ = [
     "ApiCall",
@@ -93,9 +94,6 @@ RETCODE_UNKNOWN_ACTION = 1404
 
 Segment = dict[str, Any]
 """One OneBot message segment: ``{"type": str, "data": dict}``."""
-
-Role = Literal["owner", "admin", "member"]
-
 
 # --------------------------------------------------------------------------------------
 # Message helpers (CQ codes, segments, rendering)
@@ -242,53 +240,8 @@ def render_text(
 
 
 # --------------------------------------------------------------------------------------
-# Records
+# Errors
 # --------------------------------------------------------------------------------------
-
-
-@dataclass
-class Member:
-    """A member of a simulated group."""
-
-    user_id: int
-    nickname: str
-    card: str = ""
-    role: Role = "member"
-
-
-@dataclass
-class Sent:
-    """One message the bot tried to send (successfully or not)."""
-
-    kind: Literal["group", "private"]
-    target: int
-    segments: list[Segment]
-    text: str
-    at: list[int]
-    time: float
-    ok: bool
-    message_id: int | None = None
-    forward: bool = False
-    """Sent as a merged-forward message (合并转发); ``text`` joins its nodes by lines."""
-    via: str = ""
-    """The bot that sent it: the URL of the connection it came over (an account connected
-    to several bots, :meth:`OneBotSim.connect_also`, tells them apart by it)."""
-
-    def __str__(self) -> str:
-        """Human-readable one-liner, e.g. ``[group 100] 开局了``."""
-        flag = "" if self.ok else " FAILED"
-        return f"[{self.kind} {self.target}{flag}] {self.text}"
-
-
-@dataclass
-class ApiCall:
-    """One API call the bot made (``action`` + ``params``) and how it was answered."""
-
-    action: str
-    params: dict[str, Any]
-    time: float
-    status: str = ""
-    retcode: int = 0
 
 
 _VIA: ContextVar[str] = ContextVar("onebot_sim_via", default="")
@@ -321,7 +274,7 @@ class _ActionError(Exception):
 ActionHandler = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
-class OneBotSim:
+class OneBotSim(ChatSim):
     """One simulated QQ account connected to the bot over reverse WebSocket.
 
     Message ids count from 1 per simulator; one that connects goes on after the highest
@@ -340,8 +293,13 @@ class OneBotSim:
       much later (a slow implementation), e.g. ``{"get_friend_list": 1.0}``.
     * ``hang_media`` – pictures (a message with an ``image`` segment) and merged-forward
       messages are never answered, to anyone (a hung upload); plain text goes through.
+      ``hang_media_to`` / ``fail_media_to`` – the same (or a ``failed`` answer) for the
+      ``(kind, target)`` pairs listed.
     * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
       are implemented (as by NapCat; default) or answer retcode 1404 (unknown action).
+
+    The world, the observations and the waits are :class:`~tools.sim_base.ChatSim`'s, the
+    same on every simulated side.
 
     One account may be connected to several bots at once (NapCat's several “WebSocket
     clients”: :meth:`connect_also`): every event goes to each open connection, each bot's
@@ -370,31 +328,12 @@ class OneBotSim:
         ``api_delay`` (seconds) is slept before answering each API call, to mimic a
         real implementation's latency.
         """
-        self.self_id = self_id
-        self.nickname = nickname
-        self.api_delay = api_delay
-        self.friends: set[int] = set()
-        self.groups: dict[int, dict[int, Member]] = {}
-        self.group_names: dict[int, str] = {}
-        self.nicknames: dict[int, str] = {}
-        self.fail_private: set[int] = set()
-        self.fail_group: set[int] = set()
-        self.hang_private: set[int] = set()
-        self.hang_group: set[int] = set()
-        self.hung: list[tuple[str, int, float]] = []
-        self.forward_supported = True
-        self.action_delays: dict[str, float] = {}
-        self.hang_media = False
+        super().__init__(self_id, nickname, api_delay=api_delay)
         self._answering: set[asyncio.Task[None]] = set()
-        self.sent: list[Sent] = []
-        self.calls: list[ApiCall] = []
         self.events: list[dict[str, Any]] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.deleted: list[int] = []
-        self.listeners: list[Callable[[Sent], None]] = []
-        self.close_code: int | None = None
         self._next_message_id = 1
-        self._cond = asyncio.Condition()
         self._ws: ClientConnection | None = None
         self._url = ""
         self._also: dict[str, ClientConnection] = {}
@@ -422,51 +361,6 @@ class OneBotSim:
             "can_send_image": self._act_yes,
             "can_send_record": self._act_yes,
         }
-
-    # ---- world setup ------------------------------------------------------------------
-
-    def add_group(
-        self, group_id: int, name: str | None = None, members: Iterable[Member] = ()
-    ) -> dict[int, Member]:
-        """Ensure the bot is in ``group_id`` (optionally named) and add ``members``."""
-        group = self.groups.setdefault(group_id, {})
-        if name is not None:
-            self.group_names[group_id] = name
-        for member in members:
-            group[member.user_id] = member
-        return group
-
-    def add_member(
-        self,
-        group_id: int,
-        user_id: int,
-        nickname: str | None = None,
-        card: str = "",
-        role: Role = "member",
-    ) -> Member:
-        """Add (or replace) a member of ``group_id``, creating the group if needed."""
-        member = Member(user_id, nickname or self.nickname_of(user_id), card, role)
-        self.add_group(group_id)[user_id] = member
-        return member
-
-    def add_friend(self, user_id: int, nickname: str | None = None) -> None:
-        """Make ``user_id`` a friend of the bot account."""
-        self.friends.add(user_id)
-        if nickname is not None:
-            self.nicknames[user_id] = nickname
-
-    def nickname_of(self, user_id: int, group_id: int | None = None) -> str:
-        """Best known nickname of ``user_id`` (group member → nicknames → any group)."""
-        if user_id == self.self_id:
-            return self.nickname
-        if group_id is not None and (m := self.groups.get(group_id, {}).get(user_id)):
-            return m.nickname
-        if user_id in self.nicknames:
-            return self.nicknames[user_id]
-        for members in self.groups.values():
-            if user_id in members:
-                return members[user_id].nickname
-        return f"用户{user_id}"
 
     # ---- connection -------------------------------------------------------------------
 
@@ -579,19 +473,6 @@ class OneBotSim:
         """Wait until the bot side closes the connection; return the close code."""
         await asyncio.wait_for(self._closed.wait(), timeout)
         return self.close_code
-
-    async def __aenter__(self) -> OneBotSim:
-        """Return self (call :meth:`connect` yourself)."""
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the connection."""
-        await self.close()
 
     async def _recv_loop(self, ws: ClientConnection, url: str = "") -> None:
         """Answer every API frame until the connection closes."""
@@ -758,124 +639,6 @@ class OneBotSim:
         await self.post_event(event)
         return int(event["message_id"])
 
-    # ---- observing the bot ------------------------------------------------------------
-
-    def mark(self) -> int:
-        """Current ``len(self.sent)``: pass as ``since`` to only see later messages."""
-        return len(self.sent)
-
-    def sent_since(self, since: int = 0) -> list[Sent]:
-        """Messages recorded at index ≥ ``since``."""
-        return self.sent[since:]
-
-    async def wait_for(
-        self,
-        pred: Callable[[Sent], bool],
-        timeout: float = 10.0,
-        since: int | None = None,
-    ) -> Sent:
-        """Return the first :class:`Sent` at index ≥ ``since`` (default 0) matching ``pred``.
-
-        Already-recorded messages count, so take ``since = sim.mark()`` *before* posting
-        the triggering event. Raises ``TimeoutError`` listing the last few messages.
-        """
-        start = 0 if since is None else since
-
-        async def _scan() -> Sent:
-            index = start
-            async with self._cond:
-                while True:
-                    while index < len(self.sent):
-                        item = self.sent[index]
-                        index += 1
-                        if pred(item):
-                            return item
-                    await self._cond.wait()
-
-        try:
-            return await asyncio.wait_for(_scan(), timeout)
-        except TimeoutError:
-            raise TimeoutError(self._timeout_text("message", timeout, start)) from None
-
-    async def wait_for_text(
-        self,
-        substring: str,
-        *,
-        kind: Literal["group", "private"] | None = None,
-        target: int | None = None,
-        timeout: float = 10.0,
-        since: int | None = None,
-    ) -> Sent:
-        """:meth:`wait_for` a successful message containing ``substring`` (optionally filtered)."""
-
-        def pred(s: Sent) -> bool:
-            return (
-                s.ok
-                and substring in s.text
-                and (kind is None or s.kind == kind)
-                and (target is None or s.target == target)
-            )
-
-        return await self.wait_for(pred, timeout=timeout, since=since)
-
-    async def wait_for_call(self, action: str, timeout: float = 10.0, since: int = 0) -> ApiCall:
-        """Return the first API call named ``action`` at ``calls`` index ≥ ``since``."""
-
-        async def _scan() -> ApiCall:
-            index = since
-            async with self._cond:
-                while True:
-                    while index < len(self.calls):
-                        call = self.calls[index]
-                        index += 1
-                        if call.action == action:
-                            return call
-                    await self._cond.wait()
-
-        try:
-            return await asyncio.wait_for(_scan(), timeout)
-        except TimeoutError:
-            seen = ", ".join(c.action for c in self.calls[since:][-10:]) or "none"
-            raise TimeoutError(
-                f"no {action!r} API call within {timeout}s (calls since {since}: {seen})"
-            ) from None
-
-    async def wait_idle(self, quiet: float = 0.5, timeout: float = 10.0) -> None:
-        """Wait until the bot has sent nothing for ``quiet`` seconds (≤ ``timeout``)."""
-        deadline = time.monotonic() + timeout
-
-        async def _changed(seen: int) -> None:
-            async with self._cond:
-                await self._cond.wait_for(lambda: len(self.sent) != seen)
-
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(f"bot still sending after {timeout}s")
-            try:
-                await asyncio.wait_for(_changed(len(self.sent)), min(quiet, remaining))
-            except TimeoutError:
-                if quiet <= remaining:
-                    return
-                raise TimeoutError(f"bot still sending after {timeout}s") from None
-
-    def _timeout_text(self, what: str, timeout: float, since: int) -> str:
-        first = max(since, len(self.sent) - 8)
-        lines = "\n".join(f"  #{i}: {self.sent[i]}" for i in range(first, len(self.sent)))
-        state = "" if self.connected else f" (connection closed, code {self.close_code})"
-        return (
-            f"no matching {what} within {timeout}s{state}; "
-            f"{max(0, len(self.sent) - since)} message(s) since #{since}"
-            + (f", last ones:\n{lines}" if lines else "")
-        )
-
-    async def _record(self, sent: Sent) -> None:
-        async with self._cond:
-            self.sent.append(sent)
-            self._cond.notify_all()
-        for listener in list(self.listeners):
-            listener(sent)
-
     # ---- API handling -----------------------------------------------------------------
 
     def register_action(self, action: str, handler: ActionHandler) -> None:
@@ -912,23 +675,18 @@ class OneBotSim:
         segments = normalize_message(
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
         )
-        hung = self.hang_group if kind == "group" else self.hang_private
         media = forward or any(seg.get("type") == "image" for seg in segments)
-        if target in hung or (media and self.hang_media):
-            self.hung.append((kind, target, time.time()))
-            await asyncio.get_running_loop().create_future()  # never answered
+        reason = await self._fault(kind, target, media=media)  # a hung chat never returns
         group_ctx = target if kind == "group" else None
         text, at_ids = render_text(segments, lambda uid: self.nickname_of(uid, group_ctx))
         error = ""
         if not segments:
             error = "消息体无法解析, 请检查是否发送了不支持的消息类型"
-        elif kind == "private" and target in self.fail_private:
-            error = f"发送私聊消息失败 (simulated failure for {target})"
-        elif kind == "group" and (target in self.fail_group or target not in self.groups):
-            error = f"发送群消息失败 (bot is not in group {target} or simulated failure)"
+        elif reason:
+            error = ("发送群消息失败" if kind == "group" else "发送私聊消息失败") + f" ({reason})"
         mid = None if error else self._new_message_id()
         await self._record(Sent(kind, target, segments, text, at_ids, time.time(), not error, mid,
-                                forward, _VIA.get()))
+                                forward, via=_VIA.get()))
         if error:
             raise _ActionError(RETCODE_FAILED, error)
         assert mid is not None
@@ -1232,7 +990,7 @@ class BotProcess:
         database_url: str | None = None,
         log_level: str = "INFO",
         port: int | None = None,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         root: str | os.PathLike[str] | None = None,
         startup_timeout: float = 30.0,
         script: str = "bot.py",
@@ -1247,7 +1005,8 @@ class BotProcess:
         load benchmark runs ``bench/echo_bot.py``, the bot with NoneBot's echo command).
 
         ``log_path`` receives stdout+stderr (appended across restarts). ``env`` adds or
-        overrides environment variables after the standard ones. The port is fixed for
+        overrides environment variables after the standard ones (a value ``None`` removes
+        the variable: the bot's own default applies). The port is fixed for
         the object's lifetime, so :meth:`start` after :meth:`stop`/:meth:`kill` restarts
         the bot on the same URL.
         """
@@ -1319,12 +1078,15 @@ class BotProcess:
                 # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
                 # "true"} turns the pictures on).
                 "PAIZHUO_IMAGES": "false",
+                # The log is ``log_path`` (stdout): no log file of bot.py's own beside it
+                # (env={"PAIZHUO_LOG_FILE": path} turns it on).
+                "PAIZHUO_LOG_FILE": "",
             }
         )
         if self.database_url is not None:
             env["PAIZHUO_DATABASE_URL"] = self.database_url
         env.update(self.extra_env)
-        return env
+        return {key: value for key, value in env.items() if value is not None}
 
     def log_text(self) -> str:
         """Everything the bot has logged so far."""

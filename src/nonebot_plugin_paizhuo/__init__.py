@@ -31,25 +31,36 @@ from nonebot.typing import T_State
 
 from paizhuo_db.store import AccountLost, Store
 
-from . import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
+from . import logfile
+
+logfile.start()  # first: the plugin's own start-up lines go to the file too
+
+from . import accounts, guard, matchers, messaging, storage  # noqa: F401  (registers the matchers)
 from .actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
 from .config import Config, plugin_config, warn_old_names
 from .internals import dispatch
 from .matchers import namespace
 from .tables import REGISTRY
+from .version import __version__
 
 __plugin_meta__ = PluginMetadata(
     name="牌桌",
     description="在 QQ 群里玩抓特务、挖坑、手把一（爬坡类扑克牌游戏），可加电脑玩家",
     usage=namespace.usage_text(),
     type="application",
+    homepage=None,
     config=Config,
     supported_adapters={"~onebot.v11"},
+    extra={"version": __version__, "license": "MIT"},
 )
-"""The plugin's metadata; ``usage`` spells the command words as ``PAIZHUO_BARE_COMMANDS``
-has them at start-up. (No ``homepage``: the project names no public repository.)"""
+"""The plugin's metadata, as NoneBot's plugin store reads it (``tests/e2e/test_install.py``
+loads the built wheel the way the store's load test does). ``usage`` spells the command
+words as ``PAIZHUO_BARE_COMMANDS`` has them at start-up; ``supported_adapters`` names the
+sides the tests run through (OneBot v11). ``homepage`` is ``None`` until the project has
+a public page (README「装进已有的 NoneBot 机器人」says so); the store requires one."""
 
 warn_old_names()
+logger.info(f"牌桌 {__version__}（nonebot-plugin-paizhuo）")
 
 driver = get_driver()
 
@@ -57,11 +68,11 @@ driver = get_driver()
 @driver.on_startup
 async def _start_store() -> None:
     config = plugin_config()
-    store = Store(config.database_url, busy_timeout=config.database_busy_timeout)
+    store = Store(storage.database().url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
     accounts.watch(store)
     REGISTRY.store = store
-    logger.info("牌桌: database ready; each bot account's tables are resumed when it connects")
+    logger.info("牌桌: 数据库已就绪；每个机器人账号连上时恢复它的牌桌")
 
 
 @driver.on_bot_connect

@@ -330,7 +330,7 @@ async def _load(bot: Bot) -> None:
             _dropped.discard(table.group_id)
             REGISTRY.resumed.discard(table.group_id)
         deadlines.schedule(table)
-    logger.info(f"牌桌: account {bot.self_id} connected, {len(tables)} table(s) resumed")
+    logger.info(f"牌桌: 账号 {bot.self_id} 已连上，恢复了 {len(tables)} 桌牌局")
 
 
 def watch(store: Store) -> None:

@@ -176,6 +176,23 @@ def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, in
     return _key(table, game, seat, budget), game.to_json(), _seed(table, game, seat), budget
 
 
+def secret_pause(table: Any) -> float:
+    """Seconds the computer seats of ``table`` wait before they answer in a secret phase
+    (抓特务 明 / 暗, G-4): at 困难, long enough for every computer seat's searched answer
+    to be ready (its budget for a decision before play, once per computer seat that might
+    hold a spy card — the searches run one after another — from the public counts of
+    computer seats and spy cards alone), so that when they answer tells nothing of which
+    of them searched (only a spy does); 0 at the other levels."""
+    from .games.base import is_computer  # not at import: the adapters import this module
+
+    if str(table.setting("ai_level")) != "困难":
+        return 0.0
+    budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS) * SETUP_BUDGET_FACTOR
+    computers = sum(1 for s in table.seats if is_computer(s.user_id))
+    searching = min(computers, len(getattr(table.engine, "spy_cards", ())) or computers)
+    return budget * searching / 1000
+
+
 def decision_budget(table: Any, game: Any, seat: int) -> int:
     """The search budget in ms for ``seat``'s decision in ``game``: the group's 困难用时,
     × ``paizhuo_ai_worker.SETUP_BUDGET_FACTOR`` for a decision before play."""
@@ -338,11 +355,14 @@ def _take(table: Any, key: tuple, state: dict) -> Search | None:
     return None
 
 
-async def prepare(table: Any, seat: int) -> Choice:
+async def prepare(table: Any, seat: int, wait: bool = True) -> Choice:
     """The :class:`Choice` for ``seat``'s next decision at ``table`` (its 电脑难度; for
     困难 in a play phase, the search's action, or ``None`` when it could not finish).
     困难 takes the search :func:`ahead` started for exactly this state (waiting only for
-    what is left of its budget) and starts one otherwise."""
+    what is left of its budget) and starts one otherwise. ``wait=False`` (a secret
+    phase, G-4: when the computers answer must not depend on which of them searched)
+    waits for nothing: a search started ahead counts only when it is done, and none is
+    started now."""
     try:
         level = str(table.setting("ai_level"))
     except Exception:  # noqa: BLE001 - a game without the setting
@@ -364,7 +384,12 @@ async def prepare(table: Any, seat: int) -> Choice:
     budget = decision_budget(table, game, seat)
     state = game.to_json()
     started = _take(table, _key(table, game, seat, budget), state)
-    if started is not None:
+    if not wait:
+        found = (await pool().result(started)
+                 if started is not None and started.future.done() else None)
+        if started is not None and not started.future.done():
+            started.cancel()
+    elif started is not None:
         found = await pool().result(started)
     else:
         found = await pool().search(state, seat, _seed(table, game, seat), budget)

@@ -47,6 +47,7 @@ from nonebot.adapters.onebot.v11.config import Config as OneBotConfig
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from . import storage
 from .config import plugin_config
 from .internals import adapter_problems
 from .internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
@@ -99,7 +100,7 @@ class Settings:
             http_post=plugin.onebot_http_post,
             allow_empty_token=plugin.allow_empty_token,
             superusers=frozenset(driver.config.superusers),
-            database_url=plugin.database_url,
+            database_url=storage.database().url,
         )
 
 
@@ -207,7 +208,7 @@ def startup_report(settings: Settings) -> list[tuple[str, str]]:
     """What the owner needs to see at start-up: ``(level, Chinese line)`` pairs."""
     lines = [("INFO", f"反向 WebSocket 地址（填到 NapCat / Lagrange 的反向 WebSocket 里）：{ws_url(settings.host, settings.port)}")]
     if settings.access_token:
-        lines.append(("INFO", "访问令牌 ONEBOT_ACCESS_TOKEN：已设置（OneBot 实现里要填同一个 token）"))
+        lines.append(("INFO", "访问令牌 ONEBOT_ACCESS_TOKEN：已设置（OneBot 实现里的访问令牌填同一个）"))
     elif is_loopback(settings.host):
         lines.append(("INFO", f"访问令牌 ONEBOT_ACCESS_TOKEN：未设置（HOST={settings.host} 只允许本机连接）"))
     else:

@@ -125,10 +125,14 @@ def local_date(when: datetime) -> str:
 
 
 def played_text(g: PlayedGame) -> str:
-    """``第 37 局 11-30 21:05 抓特务 特务 第1名 胜 +2``."""
+    """``第 37 局 11-30 21:05 抓特务 特务 第1名 胜 +2``; a 手把一 loser who held one card
+    pays nothing (S-6): ``手把一 把一 不赔 0``."""
     place = f" 第{g.place}名" if g.place else ""
+    result = RESULT_TEXT.get(g.result, g.result)
+    if g.role == "把一" and g.result == "loss" and not g.points:
+        result = "不赔"
     return (f"第 {g.number} 局 {local_date(g.ended_at)} {g.game} {g.role}{place} "
-            f"{RESULT_TEXT.get(g.result, g.result)} {signed(g.points)}")
+            f"{result} {signed(g.points)}")
 
 
 def history_lines(h: PlayerHistory) -> list[str]:
@@ -258,10 +262,15 @@ def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView
     return lines
 
 
-def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView]) -> list[str]:
+def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView],
+                 marks: dict[str, str] | None = None) -> list[str]:
+    """Every decision of a replay in order, the plays and passes trick by trick, a move
+    the bot made for a person marked as the group saw it (``［超时］``, ``［托管］``)."""
     lines: list[str] = []
     trick: list[str] = []
     tricks = 0
+    moves = 0
+    marks = marks or {}
     for step in steps:
         kind, seat = step.event[0], int(step.event[1])
         name = seats[seat].name
@@ -279,12 +288,15 @@ def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView])
             lines.append(f"{name} 扣底：{adapter.cards(before, step.event[2])}")
         elif step.move is not None:
             move = step.move
+            why = marks.get(str(moves))
+            moves += 1
+            note = f"［{why}］" if why else ""
             if move.reading is not None:
-                part = f"{name} {adapter.play_cards(before, move.cards, move.reading)}"
+                part = f"{name} {adapter.play_cards(before, move.cards, move.reading)}{note}"
                 if move.place is not None:
                     part += f"（第 {move.place} 名）"
             else:
-                part = f"{name} 过"
+                part = f"{name} 过{note}"
             trick.append(part)
             if move.trick_won is not None or move.over:
                 tricks += 1
@@ -339,7 +351,7 @@ def replay_text(entry: GameEntry, names: dict[str, str]) -> str:
         return "\n".join(lines)
     lines += deal_lines(adapter, rebuilt.dealt, rebuilt.final, seats)
     lines.append("过程：")
-    lines += _event_lines(adapter, rebuilt.steps, seats)
+    lines += _event_lines(adapter, rebuilt.steps, seats, entry.summary["replay"].get("marks"))
     if entry.void or not adapter.is_over(rebuilt.final):
         lines.append("结果：作废，不计分。")
     else:

@@ -15,10 +15,16 @@ and pictures as images, each with its plain text as the fallback.
 
 Refusals (a move or answer that was not accepted) are limited per user
 (``PAIZHUO_REFUSAL_LIMIT`` in ``PAIZHUO_REFUSAL_WINDOW`` seconds, then silence for ``PAIZHUO_REFUSAL_SILENCE``
-seconds), and so is every sender's commands of any kind (``PAIZHUO_COMMAND_LIMIT`` in
+seconds), and so is every sender's commands of any kind, each weighed by what it costs
+(:func:`command_weight`: an answer sent privately costs the group nothing and counts a
+quarter, a picture or merged-forward reply three; ``PAIZHUO_COMMAND_LIMIT`` in
 ``PAIZHUO_COMMAND_WINDOW`` seconds, then ``PAIZHUO_COMMAND_SILENCE``; applied by the dispatcher), so one
-player's junk cannot flood a group or the account's budget. Every reply, to any command,
-goes through the scheduler (as chatter: after the game's messages).
+player's junk cannot flood a group or the account's budget, while a person who asks for
+their hand, a hint, the count and the table at every turn never meets the limit. A limit
+that stops someone says so once (:func:`slow_down`, privately where the bot can), then
+stays silent. Every reply, to any command, goes through the scheduler (as chatter: after
+the game's messages), and a reply identical to one still waiting in its conversation
+replaces it, so a burst of the same command costs the account one send.
 
 When sends fail or time out in several conversations of the account at once, the
 scheduler slows the whole account down; the superusers are told once by private message
@@ -28,6 +34,7 @@ and ``/牌桌 状态`` shows the account's state.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections import deque
@@ -83,6 +90,10 @@ class Outgoing:
     """A group message after which held failure notices of hidden messages may be told."""
     prompt: bool = False
     """A group message that is only a turn prompt (``轮到 …``), see ``runs.assemble``."""
+    hand_of: int | None = None
+    """A private hand update of this seat: written again from the game as it stands when
+    the post that carries it goes out (its counts are those after every move the post
+    reports)."""
     extra: bool = False
     """A picture that only adds to what the texts said (the table after a move): while
     the account's pictures are remembered failing it is left out, as with pictures off
@@ -193,38 +204,69 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
     return list(merged.values())
 
 
+OK, NOTICE, SILENT = "ok", "notice", "silent"
+"""What a limit says of one more item (:meth:`RefusalLimiter.check`): let it through;
+over the limit — tell the user once; or silence."""
+
+PRIVATE_WEIGHT = 0.25
+"""What a command answered privately (/手牌, /提示, /记牌) counts towards the limit: it
+costs the group nothing, and a burst of it collapses into one send."""
+HEAVY_WEIGHT = 3.0
+"""What a command answered with a picture or a merged-forward message counts."""
+PRIVATE_WORDS = frozenset({"手牌", "看牌", "提示", "记牌", "记牌器"})
+HEAVY_WORDS = frozenset({"帮助", "help", "牌桌帮助", "规则", "战绩", "排行", "排行榜", "排名",
+                         "对局", "复盘", "对局记录"})
+
+
+def command_weight(words: set[str] | frozenset[str]) -> float:
+    """What one command (by its command words) counts towards its sender's limit: what its
+    answer costs — :data:`PRIVATE_WEIGHT` for one sent privately, :data:`HEAVY_WEIGHT` for
+    a picture or merged-forward one, 1 for a short group reply."""
+    if words and words <= PRIVATE_WORDS:
+        return PRIVATE_WEIGHT
+    if words & HEAVY_WORDS:
+        return HEAVY_WEIGHT
+    return 1.0
+
+
 class RefusalLimiter:
-    """Per-user refusal budget: at most ``limit`` refusals in ``window`` seconds; the next
-    one starts ``silence`` seconds in which that user's refusals are dropped silently.
+    """Per-user budget: at most ``limit`` (weighed) items in ``window`` seconds; the one
+    that would go over starts ``silence`` seconds in which that user's items are dropped.
     ``clock`` gives seconds (monotonic)."""
 
-    def __init__(self, limit: int, window: float, silence: float,
+    def __init__(self, limit: float, window: float, silence: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.window, self.silence, self.clock = limit, window, silence, clock
-        self._recent: dict[str, deque[float]] = {}
+        self._recent: dict[str, deque[tuple[float, float]]] = {}
         self._silent_until: dict[str, float] = {}
 
-    def allow(self, user_id: str) -> bool:
-        """Whether a refusal for ``user_id`` may be sent now (and count it)."""
+    def check(self, user_id: str, weight: float = 1.0) -> str:
+        """:data:`OK` when an item of ``weight`` for ``user_id`` may go now (it is
+        counted); :data:`NOTICE` when it goes over the limit (the silence starts now: tell
+        the user, once); :data:`SILENT` while the silence lasts."""
         if self.limit <= 0:
-            return True
+            return OK
         now = self.clock()
         if self._silent_until.get(user_id, -1.0) > now:
-            return False
+            return SILENT
         self._silent_until.pop(user_id, None)
         recent = self._recent.setdefault(user_id, deque())
-        while recent and recent[0] <= now - self.window:
+        while recent and recent[0][0] <= now - self.window:
             recent.popleft()
-        if len(recent) >= self.limit:
+        if sum(w for _, w in recent) + weight > self.limit + 1e-9:
             recent.clear()
             self._silent_until[user_id] = now + self.silence
-            logger.info(f"event=refusals_silenced user={user_id} seconds={self.silence:g}")
-            return False
-        recent.append(now)
+            logger.info(f"event=user_silenced user={user_id} seconds={self.silence:g}")
+            return NOTICE
+        recent.append((now, weight))
         if len(self._recent) > 4096:  # forget users who went quiet
-            for uid in [u for u, q in self._recent.items() if not q or q[-1] <= now - self.window]:
+            for uid in [u for u, q in self._recent.items() if not q or q[-1][0] <= now - self.window]:
                 del self._recent[uid]
-        return True
+        return OK
+
+    def allow(self, user_id: str, weight: float = 1.0) -> bool:
+        """Whether an item for ``user_id`` may go now (and count it)."""
+        return self.check(user_id, weight) == OK
 
 
 @dataclass(slots=True)
@@ -390,17 +432,70 @@ def reset_refusals() -> None:
     _commands = None
 
 
+REFUSALS_NOTICE = "出错太多次了：{seconds} 秒内出错不再回复（能出的牌照常生效）。"
+COMMANDS_NOTICE = "你发得太快了，{seconds} 秒后再试（出牌、过不受影响）。"
+
+
+def slow_down(user_id: str, group_id: str | None, text: str) -> Outgoing:
+    """The one notice of a limit that stops ``user_id``: privately when the bot can (the
+    command came in private chat, or the user sits at a table, so is the bot's friend —
+    no failure is reported for it), else a short reply in ``group_id``."""
+    from .tables import REGISTRY  # not at import: the tables send through this module
+
+    if group_id is None or REGISTRY.table_of_user(user_id) is not None:
+        return chatter(private(user_id, text))
+    return chatter(group(group_id, MessageSegment.at(int(user_id)) + MessageSegment.text(" " + text)))
+
+
+def notify_limited(bot: Bot, event: MessageEvent) -> None:
+    """The sender of ``event`` just went over the command limit: tell them once."""
+    group_id = getattr(event, "group_id", None)
+    seconds = f"{command_limiter().silence:g}"
+    submit(bot, [slow_down(str(event.user_id), None if group_id is None else str(group_id),
+                           COMMANDS_NOTICE.format(seconds=seconds))])
+
+
+def _refusals_kept(outs: list[Outgoing]) -> list[Outgoing]:
+    """``outs`` with each refusal over its user's limit dropped — the first one replaced
+    by the notice that the user's refusals go silent now."""
+    kept = []
+    for out in outs:
+        if out.refusal_of is None:
+            kept.append(out)
+            continue
+        verdict = limiter().check(out.refusal_of)
+        if verdict == OK:
+            kept.append(out)
+        elif verdict == NOTICE:
+            where = out.target if out.kind == "group" else None
+            text = REFUSALS_NOTICE.format(seconds=f"{limiter().silence:g}")
+            kept.append(slow_down(out.refusal_of, where, text))
+    return kept
+
+
+def _same_key(out: Outgoing) -> str:
+    """The coalescing key of a reply: the same reply still waiting in its conversation is
+    replaced by this one (a burst of one command is one send)."""
+    digest = hashlib.sha1(repr([(s.type, s.data) for s in out.message]).encode())
+    if out.image is not None:
+        digest.update(out.image)
+    return "same:" + digest.hexdigest()
+
+
 def submit(bot: Bot, outs: list[Outgoing]) -> Delivery:
-    """Queue ``outs`` (merged; refusals over their user's limit dropped) on the bot's
-    scheduler at once, without waiting: call it under a table's lock to keep that table's
-    messages in command order. The command being handled then lets its sender's next
-    command start (``ordering.applied``): a handler queues its messages last. Never
-    raises."""
-    kept = [o for o in outs if o.refusal_of is None or limiter().allow(o.refusal_of)]
+    """Queue ``outs`` (merged; refusals over their user's limit dropped, the first of them
+    replaced by a notice) on the bot's scheduler at once, without waiting: call it under a
+    table's lock to keep that table's messages in command order. A reply (chatter) is
+    coalesced with the same reply still waiting in its conversation. The command being
+    handled then lets its sender's next command start (``ordering.applied``): a handler
+    queues its messages last. Never raises."""
+    kept = _refusals_kept(outs)
     delivery = Delivery()
     if kept:
         sched = scheduler_for(bot)
         for out in merge(kept):
+            if out.chatter and out.coalesce is None:
+                out.coalesce = _same_key(out)
             future = sched.submit(out)
             future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
             delivery.parts.append((out, future))

@@ -1,7 +1,8 @@
 """Which messages go out as pictures (``PAIZHUO_IMAGES`` and a font found at start-up),
-and the pictures' contents: the table after a move (图片桌面), a game's details with every
-hand as dealt (at the top of ``/对局 N``), the /战绩 card and the /排行 board. Every
-picture carries its text as the fallback.
+and the pictures' contents: the table after a move (图片桌面), the settlement after the end
+message of a game (结算), a game's details with every hand as dealt (at the top of
+``/对局 N``), the /战绩 card and the /排行 board. Every picture carries its text as the
+fallback.
 
 The contents are read from the game here, on the event loop (cheap: names, card ids,
 lines of text); the drawing (:mod:`render`) runs in one drawing thread (:func:`draw`), so
@@ -212,6 +213,42 @@ def table_picture(adapter: GameAdapter, game: Any, seats: list[SeatView],
     view = table_view(adapter, game, seats)
     fallback = named_text(adapter.table(game, seats), seats)
     return Pending(group_id, fallback, render.draw_table, (view,))
+
+
+# ---- the settlement (结算) -------------------------------------------------------------------
+def settlement_view(adapter: GameAdapter, game: Any, seats: list[SeatView],
+                    number: int | None) -> render.SettlementView | None:
+    """The settlement picture's content of a finished game (:meth:`GameAdapter.settlement`)
+    with its title (第 N 局) and the footer pointing at every move (``/对局 N``); ``None``
+    when the game has none."""
+    view = adapter.settlement(game, seats)
+    if view is None:
+        return None
+    view.title = f"【{adapter.name}】第 {number} 局 结算" if number else f"【{adapter.name}】结算"
+    view.footer = f"每人发到的牌和每一手：/对局 {number}" if number else ""
+    return view
+
+
+def settlement_text(view: render.SettlementView) -> str:
+    """The settlement as text (the picture's fallback)."""
+    lines = [view.title, view.headline]
+    for row in view.rows:
+        bits = [b for b in (row.role, row.place, row.result) if b]
+        note = f"（{row.note}）" if row.note else ""
+        lines.append(f"{row.head} {' '.join(bits)} {row.points:+d}{note}" if row.points
+                     else f"{row.head} {' '.join(bits)} 0{note}")
+    return "\n".join([*lines, *view.notes])
+
+
+def settlement_picture(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
+                       number: int | None) -> Pending | None:
+    """The settlement at the end of a game (结算) for the group, drawn after the end
+    message: the result, every seat's cards left, multipliers and points, in one picture
+    people would post; ``None`` for a game without one."""
+    view = settlement_view(adapter, game, seats, number)
+    if view is None:
+        return None
+    return Pending(group_id, settlement_text(view), render.draw_settlement, (view,))
 
 
 # ---- the end-of-game details ---------------------------------------------------------------

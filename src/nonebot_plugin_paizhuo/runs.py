@@ -13,6 +13,8 @@ Only the person who must act now is @-mentioned: every other @ in a run's group 
 
 from __future__ import annotations
 
+import re
+
 from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from .messaging import Outgoing
@@ -23,7 +25,7 @@ def dump_outs(outs: list[Outgoing]) -> list[dict]:
     """Plain messages (no forward, no picture) as JSON-able data for ``Table.pending``."""
     return [{"kind": o.kind, "target": o.target, "message": message_to_json(o.message),
              "group_id": o.group_id, "coalesce": o.coalesce, "hidden": o.hidden,
-             "release": o.release, "prompt": o.prompt}
+             "release": o.release, "prompt": o.prompt, "hand_of": o.hand_of}
             for o in outs if o.forward is None and o.image is None]
 
 
@@ -31,7 +33,7 @@ def load_outs(data: list[dict]) -> list[Outgoing]:
     """Inverse of :func:`dump_outs`."""
     return [Outgoing(d["kind"], d["target"], message_from_json(d["message"]), d.get("group_id"),
                      d.get("coalesce"), hidden=bool(d.get("hidden")), release=bool(d.get("release")),
-                     prompt=bool(d.get("prompt")))
+                     prompt=bool(d.get("prompt")), hand_of=d.get("hand_of"))
             for d in data]
 
 
@@ -61,6 +63,21 @@ def assemble(earlier: list[Outgoing], last: list[Outgoing], actor: str | None,
             o.message = only_at(o.message, actor, names)
         kept.append(o)
     return kept
+
+
+TURN_TIME = re.compile(r"（\d+ 秒）$")
+
+
+def in_tuoguan(prompt: Message) -> Message:
+    """A turn prompt of a player in 托管: its turn time (``（60 秒）``) is not what the bot
+    waits — it moves for them after a short pause — so it says ``（托管中）``."""
+    out = Message()
+    for i, seg in enumerate(prompt):
+        if seg.type == "text" and i == len(prompt) - 1:
+            text = str(seg.data.get("text", ""))
+            seg = MessageSegment.text(TURN_TIME.sub("", text) + "（托管中）")
+        out.append(seg)
+    return out
 
 
 def only_at(message: Message, actor: str | None, names: dict[str, str]) -> Message:

@@ -1,5 +1,5 @@
 """``/牌桌 状态``: the account's sending state for the group's admins and the superusers —
-its live tables, the send rate in force (slowed down while throttled, 风控), the queue
+the plugin's version, its live tables, the send rate in force (slowed down while throttled, 风控), the queue
 and the recent failed or timed-out sends."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import math
 
 from .send_queue import SendScheduler
 from .tables import REGISTRY
+from .version import __version__
 
 RECENT = 300.0
 """Failures of the last this many seconds are shown."""
@@ -34,7 +35,7 @@ def status_text(self_id: str, sched: SendScheduler | None) -> str:
     sent nothing yet), one short line per topic."""
     tables = [t for t in REGISTRY.tables.values() if t.account in (self_id, None)]
     playing = sum(1 for t in tables if t.playing)
-    lines = [f"【牌桌】账号 {self_id} 状态",
+    lines = [f"【牌桌】账号 {self_id} 状态（牌桌 {__version__}）",
              f"牌桌：{len(tables)} 桌（进行中 {playing} 桌），后台任务 {_tasks()} 个"]
     if sched is None:
         lines.append("发送：还没有发过消息")

@@ -26,6 +26,7 @@ from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
 from paizhuo_db.store import AccountLost, Store, encode_state
 
+from .ai_turn import secret_pause
 from .config import plugin_config
 from .games import GAMES, GameAdapter
 from .games.base import SeatView, is_computer
@@ -33,7 +34,8 @@ from .replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
-"""Seconds before the bot moves for a player in 托管 (so the group can follow)."""
+"""Least seconds before the bot moves for a player in 托管 (so the group can follow, and
+the player can cancel it): this or the computer players' pause, the longer."""
 RETRY_MAX = 30.0
 """Longest wait (seconds) before a timer retries after its save failed (backoff 1, 2, 4 …)."""
 CONTINUE_HINT = "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。"
@@ -194,6 +196,10 @@ class Table:
     ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
     托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
     post when the run reaches a person's decision.
+
+    ``marks`` (saved) notes the moves of the current game the bot made for a person, by
+    their index in the game's log (as a string): ``"超时"``, ``"托管"`` or
+    ``"要不起，自动过"``, as the group was told them; the replay (复盘) shows them.
     """
 
     group_id: str
@@ -222,6 +228,7 @@ class Table:
     retry_at: datetime | None = field(default=None, compare=False, repr=False)
     announcing: list = field(default_factory=list, compare=False, repr=False)
     pending: list = field(default_factory=list)
+    marks: dict[str, str] = field(default_factory=dict)
     token: int | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -237,6 +244,13 @@ class Table:
     def humans(self) -> list[str]:
         """User ids of the seated humans (not computer players)."""
         return [s.user_id for s in self.seats if not is_computer(s.user_id)]
+
+    def mark_last_move(self, why: str) -> None:
+        """Note that the game's last move was made by the bot for a person (``why``:
+        ``超时``, ``托管``, ``要不起，自动过``), for the replay."""
+        log = getattr(self.engine, "log", None)
+        if log:
+            self.marks[str(len(log) - 1)] = why
 
     def seat_of(self, user_id: str) -> int | None:
         """The 0-based seat of ``user_id``, ``None`` if not seated."""
@@ -275,6 +289,8 @@ class Table:
             return
         if any(is_computer(self.seats[s].user_id) for s in self.adapter.waiting_seats(self.engine)):
             delay = plugin_config().computer_delay
+            if self.adapter.secret_phase(self.engine):  # G-4: the same for every deal
+                delay = max(delay, secret_pause(self))
             self.computer_at = now + timedelta(seconds=delay)
         prompt = self.adapter.prompt_seconds(self.engine)
         if prompt:
@@ -284,7 +300,7 @@ class Table:
         if seat is None or is_computer(self.seats[seat].user_id):
             return
         if self.seats[seat].user_id in self.auto:
-            self.deadline = now + timedelta(seconds=AUTO_DELAY)
+            self.deadline = now + timedelta(seconds=max(AUTO_DELAY, plugin_config().computer_delay))
             return
         turn = int(self.setting("turn_seconds"))
         if turn:
@@ -312,6 +328,7 @@ class Table:
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
             "pending": list(self.pending),
+            "marks": dict(self.marks),
         }
         if clock:
             data["clock"] = _save_clock(drift)
@@ -355,12 +372,13 @@ class Table:
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
             pending=list(data.get("pending") or []),
+            marks=dict(data.get("marks") or {}),
         )
 
 
 PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
              "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "computer_at",
-             "timeouts", "auto", "games", "pending")
+             "timeouts", "auto", "games", "pending", "marks")
 """The fields of :class:`Table` that :meth:`Table.to_json` saves and :meth:`Table.revert`
 restores (``account`` is saved too but never reverted: it is who serves the table, and a
 row saved before accounts were recorded has none)."""
@@ -593,7 +611,7 @@ def end_record(table: Table) -> FinishedGame:
     )
     record.summary.update(seats=seats_summary([s.user_id for s in table.seats],
                                               [s.name for s in table.seats], record.players),
-                          replay=capture(table.engine))
+                          replay=capture(table.engine, table.marks))
     record.players = [p for p in record.players if not is_computer(p.user_id)]
     return record
 
@@ -607,7 +625,7 @@ def void_record(table: Table) -> FinishedGame:
         ended_at=now_utc(), settings=table.engine.rules.to_json(),
         summary={"void": True,
                  "seats": seats_summary([s.user_id for s in table.seats], [s.name for s in table.seats]),
-                 "replay": capture(table.engine)},
+                 "replay": capture(table.engine, table.marks)},
         players=[])
 
 

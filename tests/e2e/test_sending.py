@@ -61,7 +61,7 @@ async def test_hung_media_become_text_and_the_game_goes_on(tmp_path: Path, pictu
                                               since=since, timeout=30)
             assert not details.forward and "发牌：" in details.text
             kinds = 1
-            if pictures:  # /战绩 is a picture too
+            if pictures:  # the settlement after the end, and /战绩, are pictures too
                 since = sim.mark()
                 await sim.group_message(GROUP, players[0].user_id, "/战绩")
                 await sim.wait_for_text("的战绩", kind="group", target=GROUP, since=since,

@@ -344,7 +344,6 @@ async def test_last_move_and_the_game_record(app: App, faults: Faults) -> None:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束", "/继续")
-        expect_private(ctx, B, "出完")
     assert table.status == FINISHED and await records() == ["test-5001"]
 
 
@@ -355,7 +354,6 @@ async def test_continue_that_deals(app: App, faults: Faults, monkeypatch) -> Non
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束")
-        expect_private(ctx, B, "出完")
     await fails_in_group(app, faults, A, "/继续")
     assert table.ready == []
     async with app.test_matcher() as ctx:
@@ -390,17 +388,26 @@ async def test_tribute_return(app: App, faults: Faults) -> None:
 
 
 async def test_declare(app: App, faults: Faults) -> None:
-    game = ZGame.deal(3, ZRules(), 4242, previous=PREVIOUS)
+    game = ZGame.deal(3, ZRules(), 4242, previous=PREVIOUS, everyone_answers=True)
     game.tribute_timeout()
     table = await zhuatewu_table(game)
     spy = game.spies()[0]
     user = (A, B, C)[spy]
+    civilians = [u for s, u in enumerate((A, B, C)) if s != spy]
     await fails_in_private(app, faults, user, "明牌")
     assert table.engine.phase == "declare"
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
+        ctx.receive_event(bot, pmsg(civilians[0], "暗"))
+        expect_private(ctx, civilians[0], "收到")
         ctx.receive_event(bot, pmsg(user, "明牌"))
         expect_private(ctx, user, "你选择了：明牌")
+    await fails_in_private(app, faults, civilians[1], "暗")  # the last answer, not saved
+    assert table.engine.phase == "declare"
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, pmsg(civilians[1], "暗"))
+        expect_private(ctx, civilians[1], "收到")
         expect_group(ctx, f"玩家{user} 是特务，明牌！")
     assert table.engine.phase == "play"
 
@@ -462,17 +469,17 @@ async def test_reminder(app: App, faults: Faults, monkeypatch) -> None:
 
 
 async def test_prompt_timeout(app: App, faults: Faults, monkeypatch) -> None:
-    game = ZGame.deal(3, ZRules(), 4242, previous=PREVIOUS)
+    game = ZGame.deal(3, ZRules(), 4242, previous=PREVIOUS, everyone_answers=True)
     table = await zhuatewu_table(game)
     await fails_on_timer(app, faults, monkeypatch, table)
     assert table.engine.phase == "tribute"
     spy = game.spies()[0]
     async with app.test_matcher() as ctx:
         make_bot(ctx)
-        expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请稍等")
-        expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请稍等")
-        expect_group(ctx, "已还贡给 玩家101（超时自动）", "等待特务私聊选择")
-        expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请稍等")
+        expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请私聊回复 暗")
+        expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请私聊回复 暗")
+        expect_group(ctx, "已还贡给 玩家101（超时自动）", "请各位私聊回复")
+        expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请私聊回复 暗")
         await fire(table)
     assert table.engine.phase == "declare"
 
@@ -583,7 +590,6 @@ async def test_end_message_is_stored_with_the_record_and_marked_when_sent(app: A
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束", "/继续")
-        expect_private(ctx, B, "出完")
     assert await settled_pending() == []
     async with store.engine.connect() as conn:
         [(announcement, announced_at)] = (await conn.execute(

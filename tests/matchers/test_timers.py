@@ -149,7 +149,6 @@ async def test_idle_waiting_and_finished_tables_close(app: App, monkeypatch) -> 
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束")
-        expect_private(ctx, B, "出完")
     assert table.status == "finished" and table.deadline is not None
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

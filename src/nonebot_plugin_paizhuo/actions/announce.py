@@ -64,7 +64,9 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
                 table, table.adapter.table(table.engine, table.seats)))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
-    await deliver(bot, [group(group_id, msg)])
+    out = group(group_id, msg)  # in order with the game's posts: it shows the table now
+    out.coalesce = "table"  # a newer /牌桌 replaces one still waiting
+    await deliver(bot, [out])
 
 
 async def announce_resumed(bot: Bot) -> None:

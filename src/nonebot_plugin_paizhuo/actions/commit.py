@@ -40,10 +40,11 @@ from ..messaging import (
 from ..pictures import (
     later,
     pictures_on,
+    settlement_picture,
     table_picture,
     take_later,
 )
-from ..runs import assemble, dump_outs, load_outs
+from ..runs import assemble, dump_outs, in_tuoguan, load_outs
 from ..tables import (
     REGISTRY,
     SaveFailed,
@@ -80,9 +81,19 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
         out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
         if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
             out.coalesce = "hand"
+        if s.update:
+            out.hand_of = s.seat
         out.urgent = s.seat in acting
         outs.append(out)
     return outs
+
+
+def acting_seats(table: Table) -> set[int]:
+    """:func:`_acting_seats` outside a secret phase (none during one): the seats whose
+    requested answers (/提示, /手牌, /记牌) are urgent too — they need them to act."""
+    if table.engine is None or table.adapter.secret_phase(table.engine):
+        return set()
+    return _acting_seats(table)
 
 
 def _acting_seats(table: Table) -> set[int]:
@@ -230,7 +241,20 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
     # (扣底, 还贡, 明/暗) or is over.
     turn = (table.engine is not None and not table.adapter.is_over(table.engine)
             and table.adapter.acting_seat(table.engine) is not None)
-    return assemble(earlier, last, _actor(table), names, prompt=turn)
+    outs = assemble(earlier, last, _actor(table), names, prompt=turn)
+    acting = table.adapter.acting_seat(table.engine) if turn else None
+    if acting is not None and table.seats[acting].user_id in table.auto:
+        for out in outs:  # the bot moves for them after a pause, not in the turn time
+            if out.prompt:
+                out.message = in_tuoguan(out.message)
+    if table.engine is not None:
+        # A hand update was written at its player's move; the post may report later moves
+        # (the computers' after it): its counts are those after all of them.
+        for out in outs:
+            if out.hand_of is not None and table.engine.hands[out.hand_of]:
+                out.message = plain(table.adapter.hand_update(table.engine, table.seats,
+                                                              out.hand_of))
+    return outs
 
 
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,
@@ -244,7 +268,10 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
     the messages are kept with the table (``Table.pending``) and the timer is armed. A
     paused run saves each move before the next (save before effect) and posts once, after
     its last save, when a person must decide (or the game is over, or after
-    :data:`RUN_LIMIT` moves): one post with every move in order, ending with the prompt
+    :data:`RUN_LIMIT` moves, or before a move for a player in 托管 other than its first:
+    each round of a player in 托管 is a post of its own, with the pause before the next,
+    in which ``/托管`` or a play cancels it): one post with every move in order, ending
+    with the prompt
     that @-mentions only that person. ``keep_deadline``: the change happened within a
     secret phase, whose time limit must not move (G-4: it would tell that someone
     answered)."""
@@ -257,8 +284,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
             await REGISTRY.save(table)
             schedule(table)
             return []
-        if moves >= RUN_LIMIT:
-            outs = _post(table, outs)  # a long run: post what it has, pause again
+        if moves >= RUN_LIMIT or (kind == "auto" and moves):
+            # A long run, or back at a player in 托管: post what it has, pause again.
+            outs = _post(table, outs)
             table.rearm()
             await REGISTRY.save(table)
             schedule(table)
@@ -285,6 +313,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((record.uid, end))
+        if pictures_on() and (settled := settlement_picture(
+                adapter, table.engine, table.seats, table.group_id, number)) is not None:
+            later(table, settled)  # the settlement picture, after the end message
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
             return outs

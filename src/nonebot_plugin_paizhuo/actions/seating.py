@@ -72,7 +72,7 @@ async def start_game(table: Table) -> list[Outgoing]:
     table.games += 1
     table.started_at = now_utc()
     table.uid = f"{table.group_id}-{table.started_at:%Y%m%d%H%M%S%f}-{secrets.token_hex(4)}"
-    table.auto, table.timeouts = [], {}
+    table.auto, table.timeouts, table.marks = [], {}, {}
     table.rearm()
     await REGISTRY.save(table)
     schedule(table)

@@ -19,6 +19,8 @@ from paizhuo_db.records import FinishedGame
 from paizhuo_engine.readings import Vocabulary
 from paizhuo_engine.settings import Schema
 
+from ..render import SettlementView
+
 
 class UsageError(ValueError):
     """A command's arguments are wrong; ``str(err)`` is the Chinese reply."""
@@ -251,6 +253,13 @@ class GameAdapter(ABC):
     @abstractmethod
     def end(self, game: Any, seats: list[SeatView]) -> Message:
         """Group message when the game is over: order, sides, result, points."""
+
+    def settlement(self, game: Any, seats: list[SeatView]) -> SettlementView | None:
+        """The settlement picture's content (结算) of a finished game: the same facts as
+        :meth:`end` — the result, each seat's role, place, result, points and why, the cards
+        it held at the end — with the title and footer left for the caller; ``None`` when
+        the game has none."""
+        return None
 
     @abstractmethod
     def record(self, game: Any, seats: list[SeatView], uid: str, group_id: str,

@@ -281,7 +281,7 @@ class ClimbingAdapter(GameAdapter):
         says = [Say(body)]
         if prompt is not None:
             says.append(Say(prompt, prompt=True))
-        if move.cards:
+        if move.cards and game.hands[move.seat]:  # gone out: the group post says so
             says.append(Say(self.hand_update(game, seats, move.seat), move.seat, update=True))
         return says
 
@@ -336,11 +336,14 @@ class ClimbingAdapter(GameAdapter):
                 lines.append(f"没人要，{winner} 拿下这一轮。")
         if game.over:
             return plain("\n".join(lines)), None
+        # The card counts (显示张数) go with the prompt: a post of several moves keeps only
+        # the latest prompt, so its counts are those after every move it reports.
         counts = self.counts_line(game, seats)
-        if counts:
-            lines.append(counts)
         just_shown = move.reading is not None and game.lead is not None and game.lead[0] == move.seat
-        return plain("\n".join(lines)), self.prompt(game, seats, just_shown and len(lines) == 1)
+        prompt = self.prompt(game, seats, just_shown and len(lines) == 1 and not counts)
+        if counts:
+            prompt = plain(counts + "\n") + prompt
+        return plain("\n".join(lines)), prompt
 
     def hand_text(self, game: Any, title: str, head: str, seat: int, how: str) -> str:
         """``【游戏】<head>`` then the hand (G-1) and how to play."""

@@ -32,6 +32,7 @@ from paizhuo_engine.wakeng.rules import SCHEMA, WRules
 
 from ..ai_turn import searched_setup
 from ..messaging import plain
+from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
 from .climbing import ClimbingAdapter, at, is_card_text, signed
@@ -331,6 +332,25 @@ class WakengAdapter(ClimbingAdapter):
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
             for s in range(3)))
         return plain("\n".join(lines))
+
+    def settlement(self, game: WGame, seats: list[SeatView]) -> SettlementView:
+        """The result, the digger and the bid, the multiplier the buried cards give (W-6),
+        each seat's points and the cards it held; the buried cards and the bottom."""
+        result = game.result or {}
+        mult = result["multiplier"]
+        each = game.bid * mult
+        times = f"叫 {game.bid} 分" + (f" × 倍数 {mult}" if mult > 1 else "")
+        rows = []
+        for s in range(3):
+            digger = s == game.digger
+            note = f"{times}，两家农民各 {each}" if digger else f"挖坑者{times}"
+            place = f"第 {game.out.index(s) + 1} 名" if s in game.out else ""
+            rows.append(SettleRow(f"{s + 1}. {seats[s].name}", "挖坑者" if digger else "农民",
+                                  place, RESULT_TEXT[result["results"][s]], result["points"][s],
+                                  list(game.hands[s]), note))
+        end = self.end(game, seats).extract_plain_text().splitlines()
+        winner = "挖坑者胜" if result["winner"] == DIGGER else "农民胜"
+        return SettlementView("", f"{winner}！", rows, end[1:3])
 
     def record(self, game: WGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:

@@ -287,16 +287,36 @@ def _scoped_candidates_at(priority: int) -> Callable[[], Awaitable[bool]]:
 
 def _within_command_limit(bot: Any, event: Event, first: type[Matcher]) -> bool:
     """Whether the sender of a command may have it handled now (and count it): every
-    command of ours counts against the sender's limit (``PAIZHUO_COMMAND_LIMIT``), moves and
-    private answers and the superusers' commands excepted."""
-    from ..messaging import command_limiter
+    command of ours counts against the sender's limit (``PAIZHUO_COMMAND_LIMIT``), weighed by
+    what it costs (``messaging.command_weight``), moves and private answers and the
+    superusers' commands excepted. The command that goes over the limit gets the one
+    notice (``messaging.notify_limited``); the next ones, nothing."""
+    from ..messaging import NOTICE, OK, command_limiter, command_weight, notify_limited
 
     if first in UNLIMITED:
         return True
     user_id = getattr(event, "user_id", None)
     if user_id is None or str(user_id) in getattr(bot.config, "superusers", ()):
         return True
-    return command_limiter().allow(str(user_id))
+    verdict = command_limiter().check(str(user_id), command_weight(command_words(first)))
+    if verdict == NOTICE:
+        notify_limited(bot, event)  # type: ignore[arg-type]
+    return verdict == OK
+
+
+def _limit_once(state: T_State, bot: Any, event: Event, first: type[Matcher]) -> bool:
+    """:func:`_within_command_limit`, decided once per event: the dispatchers of several
+    priorities may each have a candidate for one command (``/牌桌`` is a command and the
+    namespace's word), which must count once."""
+    if first in UNLIMITED:
+        return True
+    holder = state.get(HOLDER)
+    if holder is None:
+        current = scope.CURRENT.get()
+        holder = current.data if current is not None else {}
+    if "allowed" not in holder:
+        holder["allowed"] = _within_command_limit(bot, event, first)
+    return holder["allowed"]
 
 
 async def _run_candidates() -> None:
@@ -312,8 +332,8 @@ async def _run_candidates() -> None:
         if every is None:
             every = await _all_candidates(event, state)
         found = [m for m in every if m.priority == matcher.priority]
-    if found and not _within_command_limit(bot, event, found[0]):
-        matcher.stop_propagation()  # ours, over the sender's limit: ignored silently
+    if found and not _limit_once(state, bot, event, found[0]):
+        matcher.stop_propagation()  # ours, over the sender's limit: ignored
         return
     for inner in found:
         direct = _direct.get(inner)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
@@ -26,10 +25,14 @@ from ..history_texts import (
 from ..messaging import deliver_reply, group
 from ..pictures import picture, pictures_on, replay_picture
 from ..tables import REGISTRY
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
 GAMES_USAGE = "用法：/对局 列出本群最近的对局；/对局 <编号> 查看那一局的复盘，例如 /对局 3"
+BOARD_PICTURE_ROWS = 5
+"""A board of fewer ranked rows goes as text: a picture of one or two lines is a thin
+strip that a phone shows too small to read."""
 REPLAY_WORDS = ("查看复盘", "看复盘", "复盘")
 """Words that may follow the number (end messages before 第 N 局's pointer said
 ``/对局 N 查看复盘``; still understood)."""
@@ -56,7 +59,8 @@ async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
         await deliver_reply(bot, [basics.reply(group_id, user_id, board)])
         return
     text = board_text(board, await member_names(bot, group_id), user_id)
-    await deliver_reply(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
+    drawn = pictures_on() and len(board.top) >= BOARD_PICTURE_ROWS
+    await deliver_reply(bot, [await picture("group", group_id, text) if drawn else group(group_id, text)])
 
 
 @board_cmd.handle()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
 from nonebot.params import CommandArg
 
@@ -21,10 +20,12 @@ from ..pictures import picture, pictures_on
 from ..stats import render_stats
 from ..tables import REGISTRY
 from .depends import USAGE, display_name, is_manager, wrong_args
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
 入座：/加入　离座：/退出　电脑玩家：/加机器人 [人数]、/踢机器人（开局人、管理员）
+电脑难度：/设置 <游戏> 电脑难度 简单 | 普通 | 困难（电脑玩家、托管和超时代打都按它打，默认普通）
 出牌：出 778899　不要：过 或 不要（可不带 /）
 挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4 张牌>
 抓特务私聊：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）

@@ -3,7 +3,6 @@ managing a group's table; ``/牌桌 状态``: the account's sending state (admin
 
 from __future__ import annotations
 
-from nonebot import on_command
 from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
 from nonebot.params import CommandArg
 
@@ -11,6 +10,7 @@ from ..actions import announce, computer_seats, seating, turns
 from ..messaging import answer, deliver, schedulers
 from ..status import DENIED, status_text
 from .depends import display_name, is_manager, wrong_args
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
 join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)
