@@ -377,12 +377,17 @@ async def _take_back(self_id: str, owner: object, bot: Bot | None) -> None:
     while not _gone(self_id, owner, bot):
         got: bool | None = None
         async with _hold_lock(self_id):
+            if self_id in _holders or _gone(self_id, owner, bot):
+                return  # a new connection of the account took it meanwhile (or went)
             try:
                 got = await store.hold_account(self_id)
             except Exception as err:  # noqa: BLE001 - the database cannot tell: try again
                 if not told:
                     logger.warning(f"牌桌: 账号 {self_id} 暂时无法在数据库重新取得（{err!r}），稍后重试")
                     told = True
+            if got and _gone(self_id, owner, bot):  # the connection went while it was taken
+                await store.release_account(self_id)
+                return
             if got:
                 _holders[self_id] = owner
         if got:
