@@ -44,6 +44,7 @@ import urllib.error
 import urllib.request
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, ClassVar, Literal
@@ -243,6 +244,10 @@ def render_text(
 # --------------------------------------------------------------------------------------
 
 
+_VIA: ContextVar[str] = ContextVar("onebot_sim_via", default="")
+"""The URL of the connection whose API call is being answered."""
+
+
 class ConnectionRejected(ConnectionError):
     """The bot refused the WebSocket handshake (e.g. wrong access token → HTTP 403)."""
 
@@ -296,6 +301,11 @@ class OneBotSim(ChatSim):
     The world, the observations and the waits are :class:`~tools.sim_base.ChatSim`'s, the
     same on every simulated side.
 
+    One account may be connected to several bots at once (NapCat's several “WebSocket
+    clients”: :meth:`connect_also`): every event goes to each open connection, each bot's
+    calls are answered on its own connection and its messages are recorded with its URL
+    (``Sent.via``).
+
     API calls are answered concurrently, like a real implementation: a hung call does not
     hold up the answers to other calls.
 
@@ -325,6 +335,9 @@ class OneBotSim(ChatSim):
         self.deleted: list[int] = []
         self._next_message_id = 1
         self._ws: ClientConnection | None = None
+        self._url = ""
+        self._also: dict[str, ClientConnection] = {}
+        self._also_tasks: set[asyncio.Task[None]] = set()
         self._recv_task: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self._closed.set()
@@ -400,21 +413,51 @@ class OneBotSim(ChatSim):
                     raise
                 await asyncio.sleep(0.2)
         self._ws = ws
+        self._url = url
         self.close_code = None
         self._closed.clear()
-        self._recv_task = asyncio.create_task(self._recv_loop(ws), name="onebot-sim-recv")
-        await self.post_event(
-            {
-                "time": int(time.time()),
-                "self_id": self.self_id,
-                "post_type": "meta_event",
-                "meta_event_type": "lifecycle",
-                "sub_type": "connect",
-            }
-        )
+        self._recv_task = asyncio.create_task(self._recv_loop(ws, url), name="onebot-sim-recv")
+        event = self._lifecycle()
+        self.events.append(event)
+        await ws.send(json.dumps(event))
+
+    def _lifecycle(self) -> dict[str, Any]:
+        return {"time": int(time.time()), "self_id": self.self_id, "post_type": "meta_event",
+                "meta_event_type": "lifecycle", "sub_type": "connect"}
+
+    async def connect_also(self, url: str, access_token: str | None = None) -> None:
+        """Connect this account to one more bot (another process) at ``url``, beside the
+        connection :meth:`connect` made: from now on every event goes to both, as
+        NapCat does for an account with several reverse WebSocket clients. Raises
+        :class:`ConnectionRejected` when that bot refuses the account (tried once)."""
+        headers = {"X-Self-ID": str(self.self_id), "X-Client-Role": "Universal"}
+        if access_token:
+            headers["Authorization"] = f"Bearer {access_token}"
+        try:
+            ws = await ws_connect(url, additional_headers=headers, open_timeout=10, max_size=None,
+                                  user_agent_header=f"NapCat/{NAPCAT_VERSION}")
+        except InvalidStatus as exc:
+            body = exc.response.body.decode("utf-8", "replace") if exc.response.body else ""
+            raise ConnectionRejected(exc.response.status_code, body) from None
+        self._also[url] = ws
+        task = asyncio.create_task(self._recv_loop(ws, url), name="onebot-sim-recv-also")
+        self._also_tasks.add(task)
+        task.add_done_callback(self._also_tasks.discard)
+        await ws.send(json.dumps(self._lifecycle()))
+
+    def connected_to(self, url: str) -> bool:
+        """Whether this account is connected to the bot at ``url`` now (either way)."""
+        if url == self._url and self.connected:
+            return True
+        return url in self._also
 
     async def close(self) -> None:
-        """Close the WebSocket (if open) and stop the receive loop."""
+        """Close the WebSocket (if open) and stop the receive loop; and every connection
+        :meth:`connect_also` made."""
+        for also in list(self._also.values()):
+            with contextlib.suppress(Exception):
+                await also.close()
+        self._also.clear()
         ws, task = self._ws, self._recv_task
         if ws is not None:
             with contextlib.suppress(Exception):
@@ -431,7 +474,7 @@ class OneBotSim(ChatSim):
         await asyncio.wait_for(self._closed.wait(), timeout)
         return self.close_code
 
-    async def _recv_loop(self, ws: ClientConnection) -> None:
+    async def _recv_loop(self, ws: ClientConnection, url: str = "") -> None:
         """Answer every API frame until the connection closes."""
         try:
             async for raw in ws:
@@ -441,12 +484,15 @@ class OneBotSim(ChatSim):
                     continue
                 if not isinstance(frame, dict) or "action" not in frame:
                     continue
+                _VIA.set(url)
                 task = asyncio.create_task(self._answer(ws, frame))
                 self._answering.add(task)
                 task.add_done_callback(self._answering.discard)
         except ConnectionClosed:
             pass
         finally:
+            if self._also.get(url) is ws:
+                del self._also[url]
             if self._ws is ws:  # a late end of an old connection must not close the new one
                 for task in list(self._answering):
                     task.cancel()
@@ -466,11 +512,19 @@ class OneBotSim(ChatSim):
             await ws.send(json.dumps(response, ensure_ascii=False))
 
     async def post_event(self, event: dict[str, Any]) -> None:
-        """Send an arbitrary event dict to the bot (recorded in ``events``)."""
-        if self._ws is None or self._closed.is_set():
+        """Send an arbitrary event dict to the bot (recorded in ``events``): to every bot
+        the account is connected to (:meth:`connect_also`)."""
+        connections = [*([self._ws] if self.connected else []), *self._also.values()]
+        if not connections:
             raise ConnectionError("simulator is not connected to the bot")
         self.events.append(event)
-        await self._ws.send(json.dumps(event, ensure_ascii=False))
+        frame = json.dumps(event, ensure_ascii=False)
+        for ws in connections:
+            if ws is self._ws:
+                await ws.send(frame)
+                continue
+            with contextlib.suppress(ConnectionClosed):  # another bot gone: the next one
+                await ws.send(frame)
 
     async def send_raw(self, frame: str | bytes) -> None:
         """Send one raw WebSocket frame (text for ``str``, binary for ``bytes``) as is,
@@ -632,7 +686,7 @@ class OneBotSim(ChatSim):
             error = ("发送群消息失败" if kind == "group" else "发送私聊消息失败") + f" ({reason})"
         mid = None if error else self._new_message_id()
         await self._record(Sent(kind, target, segments, text, at_ids, time.time(), not error, mid,
-                                forward))
+                                forward, via=_VIA.get()))
         if error:
             raise _ActionError(RETCODE_FAILED, error)
         assert mid is not None

@@ -72,6 +72,9 @@ class Sent:
     temp: bool = False
     """A private message to someone who is not a friend, delivered as a temporary session
     (临时会话) where the side allows it."""
+    via: str = ""
+    """The bot that sent it, where a side tells (OneBot: the URL of the connection it came
+    over, for an account connected to several bots, ``OneBotSim.connect_also``)."""
 
     def __str__(self) -> str:
         """Human-readable one-liner, e.g. ``[group 100] 开局了``."""

@@ -27,7 +27,7 @@ from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
-from paizhuo_db.store import Store
+from paizhuo_db.store import AccountLost, Store
 
 from . import logfile
 
@@ -69,6 +69,7 @@ async def _start_store() -> None:
     config = plugin_config()
     store = Store(storage.database().url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
+    accounts.watch(store)
     REGISTRY.store = store
     logger.info("牌桌: 数据库已就绪；每个机器人账号连上时恢复它的牌桌")
 
@@ -124,10 +125,19 @@ async def _one_account_answers(state: T_State) -> None:
 
 
 async def _answers_here(bot: Bot, event: Event) -> bool:
-    await accounts.ensure_restored(bot)
-    if accounts.is_refused(bot):
-        return False
-    return await accounts.handles(bot, event)
+    """Whether this process's ``bot`` answers ``event``: once the account's tables are
+    loaded (or, when its hold was lost, once it is taken again), when the account handles
+    it and it was not handled before (``accounts.first_delivery``, which records it; on
+    every side, by the key its room gives)."""
+    for _ in range(3):
+        await accounts.ensure_restored(bot)
+        if accounts.is_refused(bot) or not await accounts.handles(bot, event):
+            return False
+        try:
+            return await accounts.first_delivery(bot, event)
+        except AccountLost as err:  # the account is being taken back: wait, then again
+            accounts.lost(account_of(bot), err.reason)
+    return False
 
 
 @driver.on_shutdown

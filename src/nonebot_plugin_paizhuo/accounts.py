@@ -10,7 +10,13 @@ Rules (docs/deployment.md, “多个机器人账号”):
 * One process at a time serves an account (:func:`hold`): the process an account
   connects to takes it (PostgreSQL: an advisory lock per account, held while the account
   is connected; SQLite: the database file is the process's alone); while it holds the
-  account, another process refuses that account's connection. A process holds only the
+  account, another process refuses that account's connection. A hold can be lost
+  without the process doing anything (PostgreSQL ended the lock's session: a restart, an
+  operator, a failover): the store notices at once, or a write finds another process's
+  newer hold (every write carries the hold's token, ``paizhuo_db.holds``); then
+  :func:`lost` stops serving the account at once (its tables dropped from memory, its
+  events wait) and takes it again before serving it again — or, when another process
+  took it, gives the connection up. A process holds only the
   tables of the accounts connected to it: when an account connects, its tables are
   loaded from the database (:func:`ensure_restored`), never kept from an earlier
   connection (they are dropped when it disconnects: another process may have played
@@ -18,6 +24,9 @@ Rules (docs/deployment.md, “多个机器人账号”):
   go to the first account that connects and is in that group (by its group list; when
   the list cannot be read, that account takes them all: such a database comes from a
   one-account set-up).
+* Each message once: the ids of the messages an account handled are kept (bounded, in
+  the database: a restart keeps them), and one delivered again is not handled again
+  (:func:`first_delivery`).
 * One answer per command when several accounts are in a group: a group command is
   handled by the account of the group's table; in a group without a table, by the
   connected account with the lowest QQ number among those in the group (group lists
@@ -30,15 +39,20 @@ Rules (docs/deployment.md, “多个机器人账号”):
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import unicodedata
+from collections import OrderedDict
 
 import nonebot
 from nonebot import logger
 from nonebot.adapters import Bot, Event
 from nonebot.adapters import Bot as AnyBot
+from nonebot.drivers import WebSocket
+
+from paizhuo_db.store import SEEN_KEPT, AccountLost, Store
 
 from .actions import deadlines
-from .port import account_of, room_of, said
+from .port import Delivery, account_of, room_of, said
 from .tables import REGISTRY, Table
 
 _group_lists: dict[str, set[str] | None] = {}
@@ -65,6 +79,15 @@ _not_loaded: set[str] | None = None
 """With an exclusive database (SQLite): the groups whose live table was in the database
 when first asked and not held here (another account's, not connected yet). Other groups
 without a table here have none anywhere, so a command there needs no query."""
+_recent: dict[str, OrderedDict[str, str]] = {}
+"""Per account: the ids of the messages it handled most recently, with their marks
+(loaded from the database when the account's tables are, kept up to date by
+:func:`first_delivery`)."""
+_tasks: set[asyncio.Task[None]] = set()
+RETAKE_FIRST = 0.2
+"""Seconds before a lost account is tried again when the database could not tell (it
+doubles each time, up to :data:`RETAKE_MAX`)."""
+RETAKE_MAX = 5.0
 
 
 def account_order(self_id: str) -> tuple[int, str]:
@@ -331,7 +354,15 @@ async def _restore(bot: Bot) -> None:
         return
     if refused.get(me) is not None and refused[me] is not bot:
         del refused[me]
+    await _load(bot)
+
+
+async def _load(bot: Bot) -> None:
+    """Load the held account's tables and the messages it handled recently from the
+    database."""
+    me = account_of(bot)
     store = REGISTRY.require_store()
+    _recent[me] = OrderedDict(await store.seen_events(me))
     if not store.exclusive:  # never from memory: reload what the database has
         await _drop_tables(me)
     # Rows without an account whose tables this process already holds are adopted by
@@ -356,6 +387,155 @@ def _connection_key(bot: AnyBot) -> tuple[str, str]:
     return (room.name if room is not None else type(bot).__module__, account_of(bot))
 
 
+def watch(store: Store) -> None:
+    """Have ``store`` report the accounts whose hold it finds lost to :func:`lost`."""
+    store.on_account_lost = lost
+
+
+def lost(self_id: str, reason: str) -> None:
+    """This process no longer holds account ``self_id`` (the account's id on its side,
+    ``port.account_of``: the QQ number whichever side it connects over; the store found its
+    lock's session ended, or a write refused under another process's newer hold): one log
+    line, and from now on the account is not served until it is taken again — its events
+    wait for that (:func:`ensure_restored`), its tables are dropped from memory after the
+    change under way and their timers stopped, then the account is taken again (with a
+    new token) and its tables loaded from the database; when another process holds it,
+    this one gives the account's connection up (:func:`_take_back`). Nothing when it is
+    not held (already lost)."""
+    owner = _holders.pop(self_id, None)
+    if owner is None:
+        return
+    side = _sides.pop(self_id, None)
+    logger.error(f"牌桌: 账号 {self_id} 在数据库的持有已失去（{reason}）："
+                 "停止服务这个账号，重新取得之后再继续")
+    bot = connected().get(self_id)
+    if bot is None and isinstance(owner, Bot):
+        bot = owner
+    task = asyncio.get_running_loop().create_task(_take_back(self_id, owner, bot, side))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+    if bot is not None:
+        _restoring[_connection_key(bot)] = (bot, task)
+
+
+def _gone(self_id: str, owner: object, bot: Bot | None) -> bool:
+    """Whether the connection an account was lost on is gone (its next connection takes
+    the account as every connection does): OneBot's WebSocket closed, or the side's
+    connection (a bot) no longer the account's."""
+    if isinstance(owner, WebSocket) and owner.closed:
+        return True
+    return bot is not None and connected().get(self_id) is not bot
+
+
+async def _take_back(self_id: str, owner: object, bot: Bot | None, side: str | None) -> None:
+    store = REGISTRY.require_store()
+    async with _hold_lock(self_id):
+        await _drop_tables(self_id)
+        await store.release_account(self_id)  # a hold that looks intact is not trusted
+    wait, told = RETAKE_FIRST, False
+    while not _gone(self_id, owner, bot):
+        got: bool | None = None
+        async with _hold_lock(self_id):
+            if self_id in _holders or _gone(self_id, owner, bot):
+                return  # a new connection of the account took it meanwhile (or went)
+            try:
+                got = await store.hold_account(self_id)
+            except Exception as err:  # noqa: BLE001 - the database cannot tell: try again
+                if not told:
+                    logger.warning(f"牌桌: 账号 {self_id} 暂时无法在数据库重新取得（{err!r}），稍后重试")
+                    told = True
+            if got and _gone(self_id, owner, bot):  # the connection went while it was taken
+                await store.release_account(self_id)
+                return
+            if got:
+                _holders[self_id] = owner
+                if side is not None:
+                    _sides[self_id] = side
+        if got:
+            logger.warning(f"牌桌: 账号 {self_id} 已重新取得，牌桌从数据库重新载入")
+            if bot is not None:
+                await _load(bot)
+            return
+        if got is False:
+            logger.warning(f"牌桌: 账号 {self_id} 已由连着同一数据库的另一个进程服务："
+                           "这个进程不再服务它，断开它的连接")
+            if bot is not None:
+                refused[self_id] = bot  # its events are ignored (a side the bot dials too)
+            if isinstance(owner, WebSocket):  # OneBot: the side dials again, and is refused
+                try:
+                    await owner.close(1008, "Account served by another process")
+                except Exception as err:  # noqa: BLE001 - already closed
+                    logger.debug(f"closing the connection of account {self_id}: {err!r}")
+            return
+        await asyncio.sleep(wait)
+        wait = min(RETAKE_MAX, wait * 2)
+
+
+SEEN_KEY_MAX = 64
+"""Characters of a message key kept as it is (``seen_events.event_id``); a longer one is
+kept as its digest."""
+
+
+def seen_key(delivery: Delivery) -> str:
+    """A message's key (the room's ``Delivery.key``: OneBot's ``message_id``, Milky's
+    (scene, peer, seq), Satori's message id) as it is stored: the id as text, the parts of
+    a tuple joined by ``/``, a digest when longer than :data:`SEEN_KEY_MAX`."""
+    key = delivery.key
+    text = "/".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+    if len(text) > SEEN_KEY_MAX:
+        text = "#" + hashlib.sha256(text.encode()).hexdigest()[:SEEN_KEY_MAX - 1]
+    return text
+
+
+def event_mark(delivery: Delivery) -> str:
+    """A short digest of what a message says besides its key (``Delivery.mark``: sender,
+    time, text as the side gives them): a key that comes back with another mark is a new
+    message."""
+    return hashlib.sha256(repr(delivery.mark).encode()).hexdigest()[:32]
+
+
+async def first_delivery(bot: AnyBot, event: Event) -> bool:
+    """Whether this message is handled: ``False`` for one the account already handled
+    (the same key and mark, even before a restart; the key is the side's, from its room,
+    ``Room.delivery``); otherwise it is recorded in the database — on PostgreSQL under
+    the account's token, so an account another process took handles nothing here — and
+    ``True``. Other events: ``True``. A record that fails for another reason (the
+    database away) does not stop the message: its change meets the same failure and says
+    so.
+
+    Raises:
+        AccountLost: this process does not hold the account (any more).
+    """
+    room = room_of(bot)
+    found = room.delivery(event) if room is not None else None
+    if found is None or found.key is None:
+        return True
+    me = room.account(bot)  # type: ignore[union-attr]
+    key, mark = seen_key(found), event_mark(found)
+    recent = _recent.setdefault(me, OrderedDict())
+    if recent.get(key) == mark:
+        logger.info(f"event=duplicate account={me} message_id={key} stored=True")
+        return False
+    store = REGISTRY.require_store()
+    token = store.account_token(me)
+    if token is None and not store.exclusive:
+        raise AccountLost(me, "this process does not hold it")
+    recent[key] = mark  # claimed before the write: a second delivery meanwhile is dropped
+    recent.move_to_end(key)
+    while len(recent) > SEEN_KEPT:
+        recent.popitem(last=False)
+    try:
+        await store.note_event(me, key, mark, token)
+    except AccountLost:
+        if recent.get(key) == mark:
+            del recent[key]
+        raise
+    except Exception as err:  # noqa: BLE001 - see the docstring
+        logger.warning(f"event=note_event_failed account={me} message_id={key} "
+                       f"cause={err!r}")
+    return True
+
+
 def disconnected(bot: AnyBot) -> None:
     """Forget what was learnt about an account that disconnected (its tables are dropped
     by :func:`let_go`)."""
@@ -377,6 +557,7 @@ def reset() -> None:
     """Forget every account (tests)."""
     global _not_loaded
     _not_loaded = None
+    _recent.clear()
     _holders.clear()
     _sides.clear()
     _hold_locks.clear()

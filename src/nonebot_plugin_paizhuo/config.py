@@ -71,7 +71,10 @@ class Config(BaseModel):
     — longest pause, in seconds, of a conversation (group or private chat) whose sends
     keep failing (muted, kicked). ``PAIZHUO_SEND_THROTTLE_CONVERSATIONS`` conversations failing
     within ``PAIZHUO_SEND_THROTTLE_WINDOW`` seconds slow the whole account down (halved, one step
-    back each ``PAIZHUO_SEND_RECOVER_AFTER`` quiet seconds). Commands: more than
+    back each ``PAIZHUO_SEND_RECOVER_AFTER`` quiet seconds). A picture or merged-forward message
+    that failed or hung is sent as text, without a call, for ``PAIZHUO_MEDIA_PROBE_AFTER``
+    seconds (default 120; twice as long after each failed try, at most 30 minutes) in that
+    group, or on the whole account when it hung. Commands: more than
     ``PAIZHUO_COMMAND_LIMIT`` of one sender's commands (moves and private answers excepted;
     each weighed by what its answer costs: a private one ¼, a picture or merged-forward one
     3, a short group reply 1) in ``PAIZHUO_COMMAND_WINDOW`` seconds, and the sender is told
@@ -109,6 +112,7 @@ class Config(BaseModel):
     send_throttle_conversations: int = _setting(3, "send_throttle_conversations")
     send_throttle_window: float = _setting(30.0, "send_throttle_window")
     send_recover_after: float = _setting(60.0, "send_recover_after")
+    paizhuo_media_probe_after: float = 120.0
     command_limit: float = _setting(30, "command_limit")
     command_window: float = _setting(60.0, "command_window")
     command_silence: float = _setting(60.0, "command_silence")

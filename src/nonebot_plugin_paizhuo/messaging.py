@@ -54,7 +54,8 @@ from .send_queue import SendScheduler
 
 T = TypeVar("T")
 _scheduler_log = logging.getLogger(send_queue.__name__)
-_scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log
+_scheduler_log.addHandler(LoguruHandler())  # the scheduler's lines go to the bot's log
+_scheduler_log.setLevel(logging.INFO)  # its INFO too: the rate recovered, media working again
 _scheduler_log.propagate = False
 
 
@@ -97,10 +98,22 @@ class Outgoing:
     """A private hand update of this seat: written again from the game as it stands when
     the post that carries it goes out (its counts are those after every move the post
     reports)."""
+    extra: bool = False
+    """A picture that only adds to what the texts said (the table after a move): while
+    the account's pictures are remembered failing it is left out, as with pictures off
+    (its text is sent instead only when a call of it fails)."""
     sent: bool = False
     """Set once the message was sent (alone or merged: ``parts`` are the messages merged
     into it)."""
     parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def media(self) -> str | None:
+        """``"forward"`` for a merged-forward message, ``"image"`` for a picture, ``None``
+        for text (the scheduler remembers each kind failing on its own)."""
+        if self.forward is not None:
+            return "forward"
+        return "image" if self.image is not None else None
 
     def fallback(self) -> Outgoing | None:
         """The text to send instead when this picture or forward message fails (the
@@ -361,6 +374,7 @@ def scheduler_for(bot: Bot) -> SendScheduler:
             throttle_conversations=config.send_throttle_conversations,
             throttle_window=config.send_throttle_window,
             recover_after=config.send_recover_after,
+            media_probe_after=config.paizhuo_media_probe_after,
             on_throttle=lambda s: _tell_superusers_throttled(self_id, s))
     return sched
 
@@ -509,8 +523,16 @@ async def timed(call: Awaitable[T]) -> T:
         return await call
 
 
+def media_blocked(bot: Bot, media: str, kind: str, target: str) -> bool:
+    """Whether a ``media`` message (``"image"`` / ``"forward"``) to the group or user
+    ``target`` would go as text now: remembered failing for the account or there
+    (``SendScheduler.media_blocked``); a picture then need not be drawn."""
+    sched = _schedulers.get(account_of(bot))
+    return sched is not None and sched.media_blocked(media, (kind, target))
+
+
 def schedulers() -> dict[str, SendScheduler]:
-    """The send scheduler of each account that sent something (by ``self_id``)."""
+    """The send scheduler of each account that sent something (by account, ``port.account_of``)."""
     return dict(_schedulers)
 
 

@@ -70,15 +70,15 @@ def pictures_on() -> bool:
 
 
 async def _as_picture(kind: str, target: str, text: str, drawer: Callable[..., render.Picture],
-                      *args: Any) -> Outgoing:
+                      *args: Any, extra: bool = False) -> Outgoing:
     """``drawer(*args)`` as a picture to a group or user with ``text`` as the fallback;
-    the text alone when drawing fails."""
+    the text alone when drawing fails. ``extra``: ``Outgoing.extra``."""
     try:
         image = (await draw(drawer, *args)).data
     except Exception:  # noqa: BLE001 - a picture is never worth losing the message
         logger.exception("picture could not be drawn; sending text")
         return Outgoing(kind, target, plain(text))
-    return Outgoing(kind, target, plain(text), image=image)
+    return Outgoing(kind, target, plain(text), image=image, extra=extra)
 
 
 @dataclass(slots=True)
@@ -93,8 +93,10 @@ class Pending:
     args: tuple
 
     async def outgoing(self) -> Outgoing:
-        """The drawn picture (the text when drawing fails)."""
-        return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args)
+        """The drawn picture (the text when drawing fails); it only adds to the texts
+        (``Outgoing.extra``)."""
+        return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args,
+                                 extra=True)
 
 
 def later(table: Any, pending: Pending) -> None:

@@ -50,6 +50,9 @@ def status_text(self_id: str, sched: SendScheduler | None) -> str:
     timeouts = sum(1 for f in recent if "TimeoutError" in f.error)
     places = len({(f.kind, f.target) for f in recent})
     lines.append(f"最近 {RECENT / 60:g} 分钟失败：{len(recent)} 次（超时 {timeouts} 次，{places} 个会话）")
+    names = {"image": "图片", "forward": "合并转发"}
+    for media, wait in sorted(sched.media_down().items()):
+        lines.append(f"{names.get(media, media)}：发送失败或挂住，暂时改发文字，{wait:.0f} 秒后再试")
     stats = sched.stats
     lines.append(f"累计：发出 {stats.sent} 条，失败 {stats.failed} 次，放弃 {stats.given_up} 条，"
                  f"改发文字 {stats.fallbacks} 次，降速 {stats.throttled} 次")

@@ -16,13 +16,14 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from nonebot import logger
 
 from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
-from paizhuo_db.store import Store, encode_state
+from paizhuo_db.store import AccountLost, Store, encode_state
 
 from .ai_turn import secret_pause
 from .config import plugin_config
@@ -113,6 +114,49 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
+def _boot_id() -> str | None:
+    """This machine's boot (Linux: ``/proc/sys/kernel/random/boot_id``), ``None`` where it
+    cannot be told. Within one boot the monotonic clock (``time.monotonic``,
+    ``CLOCK_MONOTONIC``) is the same in every process, so a restarted process can tell how
+    long it was down by it, whatever the wall clock did meanwhile."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+BOOT_ID = _boot_id()
+
+
+def _save_clock(drift: timedelta) -> dict:
+    """The clocks when a table is saved (``"clock"`` in :meth:`Table.to_json`): ``wall``,
+    the save's moment on the same scale as the saved deadlines (wall-clock time as
+    :func:`_deadline_out` writes it), ``mono`` the monotonic clock at that moment (one
+    reading for both) and ``boot`` the machine's boot (:data:`BOOT_ID`)."""
+    mono = CLOCK.mono()
+    at = _anchor[0] + timedelta(seconds=mono - _anchor[1])  # timer_now() at ``mono``
+    return {"wall": _deadline_out(at, drift), "mono": mono, "boot": BOOT_ID}
+
+
+def _load_shift(clock: dict | None) -> timedelta:
+    """What to add to a saved (wall-clock) deadline to get it in :func:`timer_now` time,
+    so that it keeps the time that was left when it was saved, less the time that really
+    passed since: measured on the monotonic clock when the save was made in this boot (a
+    wall clock stepped between the save and a restart changes nothing), else on the wall
+    clock (another machine, a reboot; a wall clock now behind the save counts as no time
+    passed). A state saved without its clocks (older versions): the wall clock, as then."""
+    if not clock:
+        return clock_drift()
+    saved = datetime.fromisoformat(clock["wall"])
+    mono = float(clock["mono"])
+    if BOOT_ID is not None and clock.get("boot") == BOOT_ID and mono <= CLOCK.mono():
+        # The save's moment in timer_now() time, less its saved form: the deadlines move
+        # with the monotonic clock, exactly (the same reading made both).
+        return _anchor[0] + timedelta(seconds=mono - _anchor[1]) - saved
+    passed = max(timedelta(0), CLOCK.wall() - saved)
+    return timer_now() - saved - passed
+
+
 def reminder_before(turn: int) -> int | None:
     """Seconds before a ``turn``-second limit runs out that the player to act is warned:
     a third of it, at least 2 and at most 15; ``None`` for a limit of 5 seconds or less
@@ -122,9 +166,9 @@ def reminder_before(turn: int) -> int | None:
     return min(15, max(2, turn // 3))
 
 
-def _deadline_in(value: str | None, drift: timedelta) -> datetime | None:
-    """A saved (wall-clock) deadline in :func:`timer_now` time."""
-    return datetime.fromisoformat(value) + drift if value else None
+def _deadline_in(value: str | None, shift: timedelta) -> datetime | None:
+    """A saved (wall-clock) deadline in :func:`timer_now` time (``shift``: :func:`_load_shift`)."""
+    return datetime.fromisoformat(value) + shift if value else None
 
 
 def _deadline_out(value: datetime | None, drift: timedelta) -> str | None:
@@ -161,7 +205,10 @@ class Table:
     was away; ``ahead`` holds the 困难 searches started for its coming computer decisions
     (``ai_turn``); ``later`` the pictures to draw once the change's texts are queued
     (``pictures.Pending``); ``announcing`` the end messages of this change that wait to
-    be sent, as ``(game uid, Outgoing)`` (claimed in :attr:`Registry.claims` meanwhile).
+    be sent, as ``(game uid, Outgoing)`` (claimed in :attr:`Registry.claims` meanwhile);
+    ``token`` is the hold of the account this table was loaded or opened under
+    (PostgreSQL, ``Store.account_token``): every write of it carries it, and once another
+    process took the account none goes through (``None`` on SQLite).
 
     ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
     托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
@@ -204,6 +251,7 @@ class Table:
     later: list = field(default_factory=list, compare=False, repr=False)
     pending: list = field(default_factory=list)
     marks: dict[str, str] = field(default_factory=dict)
+    token: int | None = field(default=None, compare=False, repr=False)
 
     def drop(self) -> None:
         """Let go of everything the process holds for this table (it was removed): its
@@ -297,11 +345,12 @@ class Table:
             if before:
                 self.remind_at = self.deadline - timedelta(seconds=before)
 
-    def to_json(self) -> dict:
+    def to_json(self, clock: bool = False) -> dict:
         """Everything needed to resume this table, as JSON-able data (deadlines as
-        wall-clock times)."""
+        wall-clock times); with ``clock`` (what is saved) also the clocks of this moment
+        (``"clock"``: how a restart tells the time left, :func:`_load_shift`)."""
         drift = clock_drift()
-        return {
+        data = {
             "group_id": self.group_id, "game": self.game, "size": self.size,
             "opener": self.opener, "seats": [[s.user_id, s.name] for s in self.seats],
             "settings": self.settings, "created_at": self.created_at.isoformat(),
@@ -318,6 +367,9 @@ class Table:
             "pending": list(self.pending),
             "marks": dict(self.marks),
         }
+        if clock:
+            data["clock"] = _save_clock(drift)
+        return data
 
     def revert(self) -> None:
         """Go back to the last saved state (what a restart would load). Raises
@@ -339,9 +391,11 @@ class Table:
 
     @classmethod
     def from_json(cls, data: dict) -> Table:
-        """Inverse of :meth:`to_json`. Raises ``KeyError`` for an unknown game."""
+        """Inverse of :meth:`to_json`: each deadline keeps the time it had left when saved,
+        less the time that passed since (:func:`_load_shift`). Raises ``KeyError`` for an
+        unknown game."""
         adapter = GAMES[data["game"]]
-        drift = clock_drift()
+        drift = _load_shift(data.get("clock"))
         return cls(
             group_id=data["group_id"], game=data["game"], size=int(data["size"]),
             opener=data["opener"], seats=[SeatView(u, n) for u, n in data["seats"]],
@@ -411,7 +465,10 @@ class Registry:
         return self.tables.get(gid) if gid is not None else None
 
     def add(self, table: Table) -> None:
-        """Register a table and index its seated users."""
+        """Register a table and index its seated users; a table without a token gets the
+        current hold of its account (``Table.token``)."""
+        if table.token is None and self.store is not None:
+            table.token = self.store.account_token(table.account)
         self.tables[table.group_id] = table
         for s in table.seats:
             if not is_computer(s.user_id):
@@ -450,19 +507,35 @@ class Registry:
                 del self.tables[gid]
             table.drop()
 
+    def _token(self, table: Table) -> int | None:
+        """The token the table's writes carry (``Table.token``; a table that has none yet
+        takes its account's current hold). Raises :class:`~paizhuo_db.store.AccountLost`
+        when the database is shared and this process does not hold the table's account:
+        nothing of it may be written."""
+        store = self.require_store()
+        if table.token is None:
+            table.token = store.account_token(table.account)
+        if table.token is None and table.account is not None and not store.exclusive:
+            raise AccountLost(table.account, "this process does not hold it")
+        return table.token
+
     async def save(self, table: Table) -> None:
         """Persist the table (after every accepted change), encoding it to JSON once;
         the write is scoped by the table's account (a row of another account is left
-        alone).
+        alone) and fenced by its token (none goes through once another process took the
+        account).
 
         Raises:
             SaveFailed: the store raised (``__cause__`` :class:`paizhuo_db.store.LiveTableTaken`
-                when the group's row belongs to another account); nothing was written.
+                when the group's row belongs to another account,
+                :class:`paizhuo_db.store.AccountLost` when this process does not hold the
+                account any more); nothing was written.
         """
-        text = encode_state(table.to_json())
+        text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().save_live_text(table.group_id, table.game, text,
-                                                      account=table.account)
+                                                      account=table.account,
+                                                      token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"save of group {table.group_id}: {err!r}") from err
         table._saved_as(text)
@@ -476,7 +549,8 @@ class Registry:
         """
         self.remove(table)
         try:
-            await self.require_store().delete_live(table.group_id, account=table.account)
+            await self.require_store().delete_live(table.group_id, account=table.account,
+                                                   token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
 
@@ -502,11 +576,12 @@ class Registry:
                           "users": [s.user_id for s in table.seats]}
         table.rearm()
         closing = not table.humans()
-        text = encode_state(table.to_json())
+        text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().finish_game(
                 record, live=None if closing else (table.game, text),
-                announcement=message_to_json(message), account=table.account)
+                announcement=message_to_json(message), account=table.account,
+                token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"record of game {record.uid}: {err!r}") from err
         if closing:
@@ -527,7 +602,8 @@ class Registry:
         record = void_record(table)
         self.remove(table)
         try:
-            await self.require_store().finish_game(record, account=table.account)
+            await self.require_store().finish_game(record, account=table.account,
+                                                   token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
         return await self.game_number(record.uid)
@@ -557,6 +633,7 @@ class Registry:
                 continue
             if account is not None:
                 table.account = account
+            table.token = self.require_store().account_token(table.account)
             table.saved = encode_state(data)
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)

@@ -8,6 +8,10 @@ Tables:
 * ``group_settings``: a group's rule settings per game.
 * ``player_records``: one row per seat of a finished game; ``group_id``, ``game`` and
   ``ended_at`` are copied from the game so per-user stats and leaderboards need no join.
+* ``account_holds``: each bot account's epoch, raised by every process that takes the
+  account (PostgreSQL; the token that fences out a process that lost it, ``holds.py``).
+* ``seen_events``: the ids of the events each bot account handled recently (a delivery
+  of one of them again, after a restart too, is not handled twice).
 
 A game record gets its number in its group (``group_seq``, 第 N 局) and its players their
 ``ended_at`` when they are inserted, in the same transaction (see the ``before_insert``
@@ -24,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     Connection,
     DateTime,
@@ -88,7 +93,7 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 QQ_SCOPE = "QQClient"
 """The identity scope of QQ numbers (OneBot v11, Milky, Satori on QQ): a person is
-(``scope``, ``user_id``); every row written before revision 0006 is of this scope."""
+(``scope``, ``user_id``); every row written before revision 0007 is of this scope."""
 
 
 class Base(DeclarativeBase):
@@ -199,6 +204,32 @@ class PlayerRecord(Base):
     ended_at: Mapped[datetime | None]
 
     game_record: Mapped[GameRecord] = relationship(back_populates="players")
+
+
+class AccountHold(Base):
+    """A bot account's epoch (``account``: its id, e.g. a QQ number as text): raised by
+    each acquisition of the account by a process (PostgreSQL), the token every write of
+    its tables must carry (``paizhuo_db.holds``); ``taken_at`` is the last acquisition."""
+
+    __tablename__ = "account_holds"
+
+    account: Mapped[str] = mapped_column(String(32), primary_key=True)
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    taken_at: Mapped[datetime]
+
+
+class SeenEvent(Base):
+    """An event a bot account handled (``event_id``: the platform's message id as text;
+    ``mark``: a digest of its sender, time and text, since a platform that restarted may
+    reuse ids); the newest few thousand per account are kept."""
+
+    __tablename__ = "seen_events"
+    __table_args__ = (Index("ix_seen_events_account_seen_at", "account", "seen_at"),)
+
+    account: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mark: Mapped[str] = mapped_column(String(32))
+    seen_at: Mapped[datetime]
 
 
 @event.listens_for(GameRecord, "before_insert")

@@ -600,14 +600,14 @@ async def test_an_account_is_held_by_one_store_at_a_time(store: Store, db_url: s
     assert await store.hold_account("10001")  # closing a store lets its accounts go
 
 
-async def test_migration_0006_keeps_every_record_as_qq_numbers(db_url: str) -> None:
+async def test_migration_0007_keeps_every_record_as_qq_numbers(db_url: str) -> None:
     """A person is (scope, user id): upgrading a database written before scopes keeps
     every game and player row as the ``QQClient`` scope (QQ numbers), so the group's
     /战绩 and /排行 read the same afterwards; a row of another scope is another person."""
     from paizhuo_db.history import leaderboard, player_history
 
     config = alembic_config(db_url)
-    await asyncio.to_thread(command.upgrade, config, "0005")
+    await asyncio.to_thread(command.upgrade, config, "0006")
     old = Store(db_url)
     try:
         ended = datetime(2026, 11, 1, tzinfo=UTC)

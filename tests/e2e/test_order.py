@@ -1,14 +1,16 @@
 """End to end over the real WebSocket: a message delivered twice (same ``message_id``, as
-a OneBot implementation does after a reconnect) applies once, and one player's commands
-sent back to back apply in the order they were sent, even when the first one is slow
-(its friend check waits on the OneBot side) — while other players are not held up."""
+a OneBot implementation does after a reconnect) applies once — on every side also when
+it comes again after the bot was killed and restarted — and one player's commands sent
+back to back apply in the order they were sent, even when the first one is slow (its
+friend check waits on the side) — while other players are not held up."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from sides_support import SIDES, make_sim, running
+from sides_support import SIDES, bot_for, make_sim, running
+from sides_support import TOKEN as SIDE_TOKEN
 
 from tools.kill_soak import read_live
 from tools.onebot_sim import BotProcess, OneBotSim
@@ -75,6 +77,52 @@ async def test_a_message_delivered_twice_applies_once(tmp_path: Path) -> None:
             assert not any("取消托管" in t for t in texts), texts
         finally:
             await sim.close()
+
+
+@pytest.mark.parametrize("side", SIDES)
+async def test_a_message_delivered_again_after_a_restart_applies_once(tmp_path: Path,
+                                                                      side: str) -> None:
+    """/托管 is applied, the bot is killed (kill -9) and started again, and the side
+    delivers the same message again once the connection is back (OneBot: the same
+    ``message_id``; Milky: the same scene, peer and seq; Satori: the same message id):
+    托管 stays on (the keys of the messages handled are kept in the database, per account,
+    not only in memory)."""
+    sim = make_sim(side)
+    for uid, name in ((OPENER, "甲"), (SECOND, "乙"), (THIRD, "丙")):
+        sim.add_member(GROUP, uid, name)
+        sim.add_friend(uid, name)
+    bot = bot_for(sim, tmp_path, env={"PAIZHUO_DEAL_SEED": "3", "PAIZHUO_COMPUTER_DELAY": "0.5"})
+    await bot.start()
+    try:
+        await sim.connect(bot.url, SIDE_TOKEN)
+        await open_table(sim)
+        since = sim.mark()
+        await sim.group_message(GROUP, OPENER, "/加机器人 3")
+        await sim.wait_for_text("开局", kind="group", since=since)
+        since = sim.mark()
+        mid = await sim.group_message(GROUP, OPENER, "/托管")
+        await sim.wait_for_text("进入托管", kind="group", since=since)
+        await sim.wait_idle(quiet=0.3)
+        bot.kill()
+        await sim.wait_closed()
+        await sim.close()
+        await bot.start()
+        await sim.connect(bot.url, SIDE_TOKEN)
+        since = sim.mark()
+        await sim.resend(mid)
+        await sim.group_message(GROUP, OPENER, "/牌桌")
+        await sim.wait_for_text("人局", kind="group", since=since)
+        await sim.wait_idle(quiet=0.5)
+        texts = [s.text for s in sim.sent[since:] if s.kind == "group"]
+        assert not any("托管" in t and "取消" in t for t in texts), texts
+        assert str(OPENER) in (read_live(tmp_path / "bot.db", GROUP) or {})["auto"]
+        assert "event=duplicate" in bot.log_text()
+    finally:
+        if hasattr(sim, "stop"):
+            await sim.stop()
+        else:
+            await sim.close()
+        await bot.stop()
 
 
 @pytest.mark.parametrize("side", SIDES)

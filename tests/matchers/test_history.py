@@ -245,8 +245,9 @@ async def test_long_texts_go_as_forward_messages_with_a_plain_fallback(app: App)
         ctx.receive_event(bot, pmsg(A, "/help"))
         expect_forward(ctx, "【牌桌 bot】", user=A, fail=True)
         expect_private(ctx, A, "【牌桌 bot】", "记牌")
+        # Forwards failed in two conversations: the account sends them as text for a
+        # while, at once, without trying.
         ctx.receive_event(bot, gmsg(A, "/规则 挖坑"))
-        expect_forward(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3", fail=True)
         expect_group(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3")
 
 

@@ -346,9 +346,9 @@ async def test_board_and_stats_as_pictures_with_text_fallback(app: App, pictures
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()}, None,
                             exception=ActionFailed(status="failed", retcode=1200))
         expect_group(ctx, "【抓特务排行·总榜】", "1. 101 +2")
+        # The group's pictures failed a moment ago: its next one goes as text at once.
         ctx.receive_event(bot, gmsg(A, "/战绩"))
-        ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": IsPicture()},
-                            {"message_id": 2})
+        expect_group(ctx, "的战绩（本群）", "抓特务：1 局")
     assert off_the_loop(drawn_in["text_card"])
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from nonebot import logger
 from nonebot.adapters import Bot
 
+from paizhuo_db.store import PendingAnnouncement
+
 from .. import accounts
 from ..messaging import (
     deliver,
@@ -114,7 +116,11 @@ async def announce_pending(bot: Bot) -> None:
     :func:`_announces`) that was never confirmed sent (the bot was killed or had no
     connection right after the game ended), oldest first, each marked announced once
     sent. A game that ended before this process started is prefixed with
-    :data:`RESTART_PREFIX`."""
+    :data:`RESTART_PREFIX`. Each message is sent once whatever runs meanwhile: it is
+    claimed (``REGISTRY.claims``, where the change that ends a game claims its own before its
+    record is written) and read again from the database before it is sent (the list is
+    read first and may be out of date: a resumed table's timer can end its game, post
+    and mark it while the list is worked through)."""
     try:
         pending = await REGISTRY.require_store().pending_announcements()
         owners = await REGISTRY.require_store().live_owners(item.group_id for item in pending)
@@ -123,16 +129,35 @@ async def announce_pending(bot: Bot) -> None:
         return
     for item in pending:
         if item.uid in REGISTRY.claims:
-            continue  # its own end message is being sent right now
+            continue  # its end message is being sent right now
         if not await _announces(bot, item.group_id, owners):
             continue  # another account's group: it sends the message when it connects
-        prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
-        number = await REGISTRY.game_number(item.uid)
-        out = group(item.group_id, numbered(plain(prefix) + message_from_json(item.message), number))
-        await deliver(bot, [out])
-        if out.sent:
-            logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
-            await mark_announced(item.uid)
+        if item.uid in REGISTRY.claims:
+            continue
+        REGISTRY.claims.add(item.uid)  # this connect sends it; nobody else meanwhile
+        try:
+            await _announce_late(bot, item)
+        finally:
+            REGISTRY.claims.discard(item.uid)
+
+
+async def _announce_late(bot: Bot, item: PendingAnnouncement) -> None:
+    """Send one end message never confirmed sent (claimed by the caller), unless the
+    database says it was announced since the list was read (by the change that ended
+    the game, or another connect)."""
+    try:
+        if not await REGISTRY.require_store().announcement_pending(item.uid):
+            return
+    except Exception as err:  # noqa: BLE001 - try again on the next connect
+        logger.error(f"event=pending_announcements_failed cause={err!r}")
+        return
+    prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
+    number = await REGISTRY.game_number(item.uid)
+    out = group(item.group_id, numbered(plain(prefix) + message_from_json(item.message), number))
+    await deliver(bot, [out])
+    if out.sent:
+        logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
+        await mark_announced(item.uid)
 
 
 async def bot_connected(bot: Bot) -> None:

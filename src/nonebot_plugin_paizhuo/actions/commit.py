@@ -25,11 +25,14 @@ from datetime import timedelta
 from nonebot import logger
 from nonebot.adapters import Bot
 
+from paizhuo_db.store import AccountLost
+
 from .. import ordering
 from ..games.base import Say, is_computer
 from ..messaging import (
     Outgoing,
     group,
+    media_blocked,
     plain,
     private,
     submit,
@@ -125,7 +128,8 @@ async def run_locked(bot: Bot | None, table: Table,
             ok = True
         except Exception as err:  # noqa: BLE001 - any failure: undo, tell, log
             undo(table, registered, err)
-            outs = [failed] if failed is not None else []
+            # A process that does not hold the account (another one took it) says nothing.
+            outs = [failed] if failed is not None and not fenced(err) else []
             ok = False
         announcing, table.announcing = table.announcing, []
         REGISTRY.claims.update(uid for uid, _ in announcing)
@@ -137,6 +141,8 @@ async def run_locked(bot: Bot | None, table: Table,
         # The pictures after the texts: drawn (in the drawing thread) while the texts go
         # out, queued after them, still under the lock (the table's order holds).
         due = take_later(table)  # dropped with the change's texts when it failed
+        if bot is not None:  # pictures remembered failing are left out: not even drawn
+            due = [p for p in due if not media_blocked(bot, "image", "group", p.group_id)]
         drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
     ordering.applied()  # the actor's next command may start; these messages are queued
     try:
@@ -174,11 +180,22 @@ async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
                   delay=round((timer_now() - changed_at).total_seconds(), 1))
 
 
+def fenced(err: BaseException) -> bool:
+    """Whether a change failed because this process does not hold its table's account
+    (any more): another process took it, or is about to (``paizhuo_db.holds``)."""
+    return isinstance(err, SaveFailed) and isinstance(err.__cause__, AccountLost)
+
+
 def undo(table: Table, registered: bool, err: BaseException) -> None:
     """A change failed: back to the last saved state (caller holds the lock); log the
     cause; re-arm the timer after a backoff."""
+    REGISTRY.claims.difference_update(uid for uid, _ in table.announcing)
     table.announcing = []
-    if isinstance(err, SaveFailed):
+    if fenced(err):
+        logger.warning(f"event=save_fenced group={table.group_id} game={table.game} "
+                       f"table={table.uid or '-'} account={table.account}: this process does "
+                       "not hold the account; the change was dropped")
+    elif isinstance(err, SaveFailed):
         cause = err.__cause__ or err
         logger.error(f"event=save_failed group={table.group_id} game={table.game} "
                      f"table={table.uid or '-'} cause={cause!r}: the change was undone")
@@ -277,7 +294,13 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         moves += 1
     if table.playing and adapter.is_over(table.engine):
         outs = _post(table, outs)
-        record, message, number = await REGISTRY.record_finished(table)
+        uid = table.uid or ""
+        REGISTRY.claims.add(uid)  # claimed before the record (and its end message) is written
+        try:
+            record, message, number = await REGISTRY.record_finished(table)
+        except BaseException:
+            REGISTRY.claims.discard(uid)
+            raise
         log_event(table, "finished", number=number)
         # The end message rides in the last move's post (one post for the last decision);
         # what the group could not see (every hand as dealt, the bottom, ...) and every

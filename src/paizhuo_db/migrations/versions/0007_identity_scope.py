@@ -7,8 +7,8 @@ belong to; every row written before this revision is a QQ number of the ``QQClie
 scope, and gets it here, so every record and every leaderboard is kept and a group that
 moves from NapCat to LLBot (Milky or Satori) keeps its /战绩 and /排行.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-05
 """
 
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006"
-down_revision: str | Sequence[str] | None = "0005"
+revision: str = "0007"
+down_revision: str | Sequence[str] | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
