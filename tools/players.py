@@ -208,6 +208,11 @@ async def continue_table(sim: ChatSim, group_id: int, players: list[SimPlayer], 
     return await _play_on(sim, group_id, players, since, timeout, max_moves, stop_after)
 
 
+def hand_to(user_id: int):
+    """A check of a sent message: the hand sent privately to ``user_id``."""
+    return lambda s: s.kind == "private" and s.target == user_id and s.ok and "你的手牌" in s.text
+
+
 def is_prompt(sent: Sent) -> bool:
     """A turn prompt: ``轮到 @名字`` (a refusal may say whose turn it is, ``现在轮到 乙``,
     without the @)."""
@@ -242,6 +247,11 @@ async def _play_on(sim: ChatSim, group_id: int, players: list[SimPlayer], since:
         player = by_id[next(u for u in sent.at if u in by_id)]
         await asyncio.sleep(0)  # let the private hand message land first
         await sim.wait_idle(quiet=0.05, timeout=timeout)
+        if not player.hand:  # prompted with nothing known in hand: the hand is on its way
+            # (sent beside the prompt, it can land a little later, e.g. when the bot's
+            # process pauses for a full garbage collection between the two sends)
+            await sim.wait_for(hand_to(player.user_id), since=sim.sent.index(sent),
+                               timeout=timeout)
         for command in player.candidates(sent.text):
             mark = sim.mark()
             await sim.group_message(group_id, player.user_id, command)
