@@ -9,7 +9,11 @@ other process takes the account before it can notice; and with the whole server
 restarted. Whatever happens, the group sees each post once (one process serves the
 account at a time: the posts come from one process, then from the other), every player
 gets one hand per deal, every move announced is in the database, and a move after the
-restart is not refused (a pooled connection the restart ended is replaced unseen)."""
+restart is not refused (a pooled connection the restart ended is replaced unseen).
+
+The account is the port's (its QQ number whichever side it connects over): on Milky and
+Satori, which the bot dials, a lock session ended under the running process is noticed,
+said once and taken back the same way (:func:`test_a_lock_lost_on_a_side_the_bot_dials`)."""
 
 from __future__ import annotations
 
@@ -20,7 +24,10 @@ import re
 import signal
 from pathlib import Path
 
+import pytest
 from pg_support import fresh_pg_url, own_server
+from sides_support import TOKEN as SIDE_TOKEN
+from sides_support import bot_for, make_sim
 from sqlalchemy import pool, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -87,13 +94,13 @@ async def end_lock_session(url: str, account: str) -> None:
         await engine.dispose()
 
 
-def last_prompt(sim: OneBotSim) -> int:
+def last_prompt(sim) -> int:
     """Index in ``sim.sent`` of the last turn prompt (轮到 @) posted in the group."""
     return max(i for i, s in enumerate(sim.sent)
                if s.kind == "group" and s.target == GROUP and "轮到 @" in s.text)
 
 
-def group_posts(sim: OneBotSim, since: int = 0) -> list[Sent]:
+def group_posts(sim, since: int = 0) -> list[Sent]:
     return [s for s in sim.sent[since:] if s.kind == "group" and s.target == GROUP and s.ok]
 
 
@@ -123,7 +130,7 @@ def check_one_hand_per_deal(sim: OneBotSim, players: list[SimPlayer], deals: int
                        for s in sim.sent[start:end]), f"{p.name} got no hand in deal {n + 1}"
 
 
-async def check_moves_saved(sim: OneBotSim, store: Store) -> None:
+async def check_moves_saved(sim, store: Store) -> None:
     """Every move announced since the last deal is in the saved game, and nothing else."""
     deal = max(i for i, s in enumerate(sim.sent)
                if s.kind == "group" and s.target == GROUP and "开局" in s.text)
@@ -132,7 +139,7 @@ async def check_moves_saved(sim: OneBotSim, store: Store) -> None:
     assert announced == len(saved), (announced, len(saved))
 
 
-async def next_deal_and_moves(sim: OneBotSim, players: list[SimPlayer], moves: int) -> None:
+async def next_deal_and_moves(sim, players: list[SimPlayer], moves: int) -> None:
     """Everyone sends /继续; the next game is dealt and ``moves`` moves are played."""
     await sim.wait_idle(quiet=0.3, timeout=30)
     since = sim.mark()
@@ -268,3 +275,43 @@ async def test_a_restarted_server_costs_no_move_and_serves_the_account_once(
             await one.stop()
             await two.stop()
             await store.close()
+
+
+@pytest.mark.parametrize("side", ["milky", "satori"])
+async def test_a_lock_lost_on_a_side_the_bot_dials(tmp_path: Path, side: str) -> None:
+    """Milky or Satori (the bot dials the side; its account is the QQ number, not the
+    connection's id): the lock's session is ended mid-game; the process says so once,
+    takes the account again with a new token and plays on — every move posted once and
+    saved, the next deal dealt once."""
+    url = await fresh_pg_url()
+    account = {"milky": 10034, "satori": 10035}[side]
+    sim = make_sim(side, self_id=account)
+    players = [SimPlayer(2301 + i, n) for i, n in enumerate("甲乙丙")]
+    for p in players:
+        sim.add_member(GROUP, p.user_id, p.name)
+        sim.add_friend(p.user_id, p.name)
+    bot = bot_for(sim, tmp_path, database_url=url)
+    store = Store(url)
+    try:
+        await bot.start()
+        await sim.connect(bot.url, SIDE_TOKEN)
+        assert await play_table(sim, GROUP, players, "抓特务 三人", timeout=30,
+                                stop_after=3) is None
+        await sim.wait_idle(quiet=0.3)
+        await end_lock_session(url, str(account))
+        await until(lambda: "已重新取得" in bot.log_text(), what="the account taken again")
+        end = await continue_table(sim, GROUP, players, since=last_prompt(sim), timeout=60)
+        assert end is not None and "本局结束" in end.text
+        await next_deal_and_moves(sim, players, 3)
+        posts = group_posts(sim)
+        assert not [b.text for a, b in zip(posts, posts[1:], strict=False) if a.text == b.text]
+        starts = [s for s in posts if "开局" in s.text]
+        assert len(starts) == 2, [s.text[:40] for s in starts]
+        await check_moves_saved(sim, store)
+        log = bot.log_text()
+        assert log.count("在数据库的持有已失去") == 1, log[-3000:]
+        assert f"账号 {account} 已重新取得" in log
+    finally:
+        await sim.stop()
+        await bot.stop()
+        await store.close()
