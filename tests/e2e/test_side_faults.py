@@ -1,10 +1,12 @@
 """Faults on every protocol side (OneBot v11, Milky, Satori), the real bot through the real
 adapter against the side's fake: a send that fails, a send that hangs, the connection
 dropping mid-game and coming back (the table goes on, no move lost or made twice, a
-message delivered again handled once), a malformed frame."""
+message delivered again handled once), a malformed frame, a merged forward that hangs
+(remembered: the next ones are text at once)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,34 @@ async def test_the_connection_drops_mid_game_and_the_table_goes_on(tmp_path: Pat
         assert end is not None and "本局结束" in end.text
     assert cards_accounted(sim, GROUP, end.text, since=start) == DECK
     assert not any("取消托管" in s.text for s in sim.sent[mark:])
+
+
+@pytest.mark.parametrize("side", ["milky", "satori"])
+async def test_a_hung_forward_is_remembered_on_the_sides_the_bot_dials(tmp_path: Path,
+                                                                       side: str) -> None:
+    """Milky and Satori as OneBot (``test_sending.py`` probes it further there): a merged
+    forward the side never answers waits one call timeout and comes as text; the next
+    ones come as text at once, without a call, and ``/牌桌 状态`` says so (asked by the
+    bot's owner: the Satori fake's message events carry no member roles)."""
+    sim = make_sim(side)
+    sim.add_member(GROUP, 3998, "甲")
+    sim.add_member(GROUP, 3999, "主人")
+    sim.hang_media = True
+    env = {"PAIZHUO_ONEBOT_CALL_TIMEOUT": "1", "PAIZHUO_IMAGES": "false"}
+    async with running(sim, tmp_path, env=env, superusers=[3999]):
+        since, started = sim.mark(), time.monotonic()
+        await sim.group_message(GROUP, 3998, "/帮助")
+        got = await sim.wait_for_text("【牌桌 bot】", kind="group", target=GROUP, since=since,
+                                      timeout=10)
+        assert time.monotonic() - started >= 1.0 and not got.forward and len(sim.hung) == 1
+        for command in ("/帮助", "/规则 抓特务"):
+            since, started = sim.mark(), time.monotonic()
+            await sim.group_message(GROUP, 3998, command)
+            got = await sim.wait_for(lambda s: s.kind == "group" and s.target == GROUP,
+                                     since=since, timeout=10)
+            assert time.monotonic() - started < 0.8 and not got.forward, command
+        assert len(sim.hung) == 1  # no call of a forward since the first
+        since = sim.mark()
+        await sim.group_message(GROUP, 3999, "/牌桌 状态")
+        status = await sim.wait_for_text("状态", kind="group", target=GROUP, since=since)
+        assert "合并转发：发送失败或挂住，暂时改发文字" in status.text
