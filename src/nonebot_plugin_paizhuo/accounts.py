@@ -269,9 +269,11 @@ async def hold(self_id: str, owner: object, side: str | None = None) -> bool:
                 logger.warning(f"牌桌: 拒绝 Bot {self_id} 经 {side} 的连接：这个账号正经 {held_over} "
                                "连着本进程，一个账号同时只能经一个协议端连接")
                 return False
+            if held_over != side or (isinstance(owner, Bot) and isinstance(_holders[self_id], Bot)):
+                # A new connection (over another side once the first went): the hold is
+                # its now, and the old one's let_go is moot.
+                _holders[self_id] = owner
             _sides[self_id] = side
-            if isinstance(owner, Bot) and isinstance(_holders[self_id], Bot):
-                _holders[self_id] = owner  # a new connection: the old one's let_go is moot
             return True
         try:
             got = await store.hold_account(self_id)
@@ -293,14 +295,16 @@ def _still_connected(account: str, side: str) -> bool:
         room = room_of(bot)
         if room is not None and room.name == side and room.account(bot) == account:
             return True
-    holder = _holders.get(account)
-    return side == "onebot" and holder is not None and not isinstance(holder, Bot)
+    holder = _holders.get(account)  # OneBot's WebSocket, until it closes
+    return side == "onebot" and isinstance(holder, WebSocket) and not holder.closed
 
 
 async def let_go(self_id: str, owner: object) -> None:
     """The connection (or bot) ``owner`` that took the account is gone: drop the
     account's tables from memory (after any change under way) and let the account go,
-    so another process may take it. Nothing when ``owner`` did not take it."""
+    so another process may take it — or a connection of it over another side that this
+    process refused meanwhile (:func:`_retry_refused`). Nothing when ``owner`` did not
+    take it."""
     async with _hold_lock(self_id):
         if _holders.get(self_id) is not owner:
             return
@@ -311,6 +315,24 @@ async def let_go(self_id: str, owner: object) -> None:
         _sides.pop(self_id, None)
         if store is not None:
             await store.release_account(self_id)
+    _retry_refused(self_id)
+
+
+def _retry_refused(self_id: str) -> None:
+    """The account's connection here went: a connection of it over another side that was
+    refused meanwhile (still connected) is tried again, as if it had just connected."""
+    waiting = refused.get(self_id)
+    if waiting is None or waiting not in nonebot.get_bots().values():
+        return
+    del refused[self_id]
+    known = _restoring.get(_connection_key(waiting))
+    if known is not None and known[0] is waiting:
+        del _restoring[_connection_key(waiting)]
+    from .actions import announce
+
+    task = asyncio.get_running_loop().create_task(announce.bot_connected(waiting))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
 
 
 async def _drop_tables(self_id: str) -> None:

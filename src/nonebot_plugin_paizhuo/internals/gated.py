@@ -10,14 +10,26 @@ Milky (scene, peer, seq), Satori's message id) and returns the coroutine that wa
 same person's previous message. :func:`gated` makes the subclass of an adapter that does
 this in ``bot_connect`` (NoneBot's public hook between an adapter and the driver);
 ``bot.py`` registers those. A host bot that registers the plain adapters gets the same
-games without the gate (its events handled as they come; a repeat handled twice), as it
-gets them without the OneBot guards (docs/platforms.md).
+games without the gate (its events handled as they come; a repeat is still handled once
+by the plugin, which checks the message keys it keeps in the database), as it gets them
+without the OneBot guards (docs/platforms.md).
+
+NoneBot keeps one bot per id, and a Milky bot's id is the account's QQ number, as a
+OneBot bot's is: the account connected over OneBot (or a second Milky side) already, a
+new Milky connection would be refused by NoneBot itself, with a traceback the adapter
+repeats every few seconds — and the adapter, keeping that bot, would then serve its
+stream unregistered and, when it ends, unregister the other side's bot of the same id.
+So the gated adapter refuses it first (:meth:`Gated.bot_connect`): one log line of ours,
+the stream stays up with its events dropped, and once the other connection goes, the
+waiting one is registered (the account goes on over this side).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import nonebot
+from nonebot import logger
 from nonebot.adapters import Adapter, Bot
 from nonebot.drivers import Request, Response
 
@@ -27,6 +39,11 @@ from . import fast_dispatch, scope
 
 GATED = "_paizhuo_gated"
 """Attribute marking a connection whose ``handle_event`` is gated."""
+WAITING = "_paizhuo_waiting"
+"""Attribute marking a connection not registered with NoneBot: another side's bot of the
+same id is (:meth:`Gated.bot_connect`); its events are dropped."""
+_waiting: dict[str, tuple[Adapter, Bot]] = {}
+"""The connections waiting for another side's bot of the same id to go, by id."""
 
 
 def gate_bot(bot: Bot) -> None:
@@ -42,7 +59,8 @@ def gate_bot(bot: Bot) -> None:
         return None
 
     def gated_handle(event: Any) -> Any:
-        if not ordering.GATE.first_delivery(account, event, room.delivery):
+        if getattr(bot, WAITING, False) or not ordering.GATE.first_delivery(
+                account, event, room.delivery):
             return dropped()
         run = handle(event)
         if fast_dispatch():
@@ -66,7 +84,21 @@ def gated(base: type[Adapter]) -> type[Adapter]:
 
         def bot_connect(self, bot: Bot) -> None:
             gate_bot(bot)
+            other = nonebot.get_bots().get(bot.self_id)
+            if other is not None and other is not bot:
+                _wait(self, bot, other)
+                return
+            setattr(bot, WAITING, False)
+            _waiting.pop(bot.self_id, None)
             super().bot_connect(bot)
+
+        def bot_disconnect(self, bot: Bot) -> None:
+            if getattr(bot, WAITING, False):  # never registered: the other bot stays
+                setattr(bot, WAITING, False)
+                if _waiting.get(bot.self_id, (None, None))[1] is bot:
+                    del _waiting[bot.self_id]
+                return
+            super().bot_disconnect(bot)
 
         async def request(self, setup: Request) -> Response:
             """The adapter's HTTP calls through one kept client session (NoneBot's httpx
@@ -90,6 +122,42 @@ def gated(base: type[Adapter]) -> type[Adapter]:
 
     Gated.__name__ = Gated.__qualname__ = f"Gated{base.__name__}"
     return Gated
+
+
+def _wait(adapter: Adapter, bot: Bot, other: Bot) -> None:
+    """Keep ``bot`` (a new connection of an account another side's bot of the same id
+    serves) unregistered until ``other`` goes (one log line)."""
+    room, held = room_of(bot), room_of(other)
+    side = room.name if room is not None else adapter.get_name()
+    over = held.name if held is not None else other.adapter.get_name()
+    account = room.account(bot) if room is not None else bot.self_id
+    setattr(bot, WAITING, True)
+    _waiting[bot.self_id] = (adapter, bot)
+    logger.warning(f"牌桌: 拒绝 Bot {account} 经 {side} 的连接：这个账号正经 {over} 连着本进程，"
+                   "一个账号同时只能经一个协议端连接（那条连接断开后改用这条）")
+    _watch_disconnects()
+
+
+_watching = False
+
+
+def _watch_disconnects() -> None:
+    """Once: when a bot disconnects, register the connection waiting for its id."""
+    global _watching
+    if _watching:
+        return
+    _watching = True
+
+    @nonebot.get_driver().on_bot_disconnect
+    async def _take_over(bot: Bot) -> None:
+        waiting = _waiting.get(bot.self_id)
+        if waiting is None or waiting[1] is bot or not getattr(waiting[1], WAITING, False):
+            return
+        adapter, successor = waiting
+        if bot.self_id in nonebot.get_bots():
+            return  # another one connected meanwhile: it keeps waiting
+        adapter.bot_connect(successor)
+        logger.info(f"牌桌: Bot {successor.self_id} 改经 {adapter.get_name()} 连着本进程")
 
 
 def dial_sides(driver: Any) -> list[type[Adapter]]:
