@@ -163,11 +163,17 @@ _attached: dict[int, set[int]] = {}
 
 
 def attach(sim: ChatSim, players: list[SimPlayer]) -> None:
-    """Feed ``players`` their private messages from ``sim`` and let them answer the bot's
-    private questions, from now on (once per simulator and player)."""
+    """Feed ``players`` their private messages from ``sim`` (those already sent first) and
+    let them answer the bot's private questions from now on (once per simulator and
+    player)."""
     seen = _attached.setdefault(id(sim), set())
     new = [p for p in players if p.user_id not in seen]
     if new:
+        # What the bot already told them (a hand dealt before this call) counts too.
+        by_id = {p.user_id: p for p in new}
+        for sent in sim.sent:
+            if sent.kind == "private" and sent.ok and sent.target in by_id:
+                by_id[sent.target].learn(sent)
         sim.listeners.append(hand_listener(new, sim))
         seen.update(p.user_id for p in new)
 
