@@ -239,3 +239,29 @@ async def test_pictures_and_long_texts_on_every_side(tmp_path: Path, side: str) 
         text = await sim.wait_for(lambda s: s.kind == "group" and s.ok and not s.forward
                                   and "出牌：出 778899" in s.text, since=mark, timeout=30)
         assert not is_picture(text)
+
+
+@pytest.mark.parametrize("side", ["milky", "satori"])
+async def test_group_owners_and_admins_are_recognised(tmp_path: Path, side: str) -> None:
+    """The group's owner and admins may use the managers' commands on every side, a plain
+    member may not. LLBot's Satori message events carry the member without roles (its
+    ``decodeMessage``: ``member = {user, nick}``), so there the role is asked of the side
+    (``guild.member.get``); Milky's carry it (``group_member.role``)."""
+    sim = make_sim(side)
+    owner, admin, member = 2401, 2402, 2403
+    sim.add_member(GROUP, owner, "群主", role="owner")
+    sim.add_member(GROUP, admin, "管理", role="admin")
+    sim.add_member(GROUP, member, "群友")
+    async with running(sim, tmp_path):
+        for user, allowed in ((owner, True), (admin, True), (member, False)):
+            mark = sim.mark()
+            await sim.group_message(GROUP, user, "/牌桌 状态")
+            said = await sim.wait_for(lambda s: s.kind == "group" and s.target == GROUP,
+                                      since=mark, timeout=20)
+            assert ("状态（牌桌" in said.text) is allowed, (user, said.text)
+            assert ("只有群主、管理员" in said.text) is not allowed, (user, said.text)
+        mark = sim.mark()
+        await sim.group_message(GROUP, admin, "/设置 挖坑 记牌器 关")
+        said = await sim.wait_for(lambda s: s.kind == "group" and s.target == GROUP,
+                                  since=mark, timeout=20)
+        assert "只有群主" not in said.text and "记牌器" in said.text, said.text

@@ -3,10 +3,11 @@ the side's room (``port``), whichever side the message came over."""
 
 from __future__ import annotations
 
+from nonebot import logger
 from nonebot.adapters import Bot, Event, Message
 
 from ..actions.basics import reply
-from ..messaging import chatter, deliver, private
+from ..messaging import chatter, deliver, private, timed
 from ..names import clean_name
 from ..port import Said, said
 
@@ -27,11 +28,20 @@ def display_name(who: Said) -> str:
     return clean_name(who.name) or who.user_id
 
 
-def is_manager(bot: Bot, who: Said) -> bool:
-    """Group owner, group admin, or a SUPERUSER of the bot."""
-    if who.role in ("owner", "admin"):
+async def is_manager(bot: Bot, who: Said) -> bool:
+    """Group owner, group admin, or a SUPERUSER of the bot. When the message's event did
+    not carry the sender's role (``Said.role_known`` false: LLBot's Satori), the side is
+    asked (``Room.member_role``, timed); a failed question counts as a plain member."""
+    if who.role in ("owner", "admin") or who.user_id in bot.config.superusers:
         return True
-    return who.user_id in bot.config.superusers
+    if who.role_known or who.group_id is None:
+        return False
+    try:
+        role = await timed(who.room.member_role(bot, who.group_id, who.user_id))
+    except Exception as err:  # noqa: BLE001 - the side could not say: a plain member
+        logger.warning(f"牌桌: 问不到 {who.user_id} 在群 {who.group_id} 的身份（{err!r}），按普通群员处理")
+        return False
+    return role in ("owner", "admin")
 
 
 USAGE: dict[str, str] = {

@@ -69,7 +69,7 @@ async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
 async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
     text = await house_rules.change_setting(who.group_id, args.extract_plain_text(),
-                                        is_manager(bot, who))
+                                        await is_manager(bot, who))
     await deliver(bot, [answer(who, text)])
 
 

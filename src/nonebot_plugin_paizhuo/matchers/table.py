@@ -53,14 +53,14 @@ async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
     if await wrong_args(bot, who, args, "结束"):
         return
-    await seating.end_table(bot, who.group_id, who.user_id, is_manager(bot, who))
+    await seating.end_table(bot, who.group_id, who.user_id, await is_manager(bot, who))
 
 
 @table_cmd.handle()
 async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
     if args.extract_plain_text().strip() == "状态":  # /牌桌 状态: the account's sending
-        text = status_text(who.account, schedulers().get(who.account)) if is_manager(bot, who) else DENIED
+        text = status_text(who.account, schedulers().get(who.account)) if await is_manager(bot, who) else DENIED
         await deliver(bot, [answer(who, text)])
         return
     # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.
@@ -98,17 +98,17 @@ async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
     target = next(iter(who.room.mentions(args)), None)
     await seating.kick_player(bot, who.group_id, who.user_id, target,
-                              is_manager(bot, who))
+                              await is_manager(bot, who))
 
 
 @add_ai_cmd.handle()
 async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
     await computer_seats.add_computers(bot, who.group_id, who.user_id,
-                                args.extract_plain_text(), is_manager(bot, who))
+                                args.extract_plain_text(), await is_manager(bot, who))
 
 
 @remove_ai_cmd.handle()
 async def _(bot: Bot, event: GroupEvent) -> None:
     who = heard(bot, event)
-    await computer_seats.remove_computers(bot, who.group_id, who.user_id, is_manager(bot, who))
+    await computer_seats.remove_computers(bot, who.group_id, who.user_id, await is_manager(bot, who))

@@ -40,7 +40,9 @@ class Said:
     ``scope`` and ``user_id``: who said it (identity is the pair); ``group_id``: the group,
     ``None`` for a private message; ``name``: the sender's group card or nickname (may be
     empty); ``role``: ``owner`` / ``admin`` / ``member`` in the group (``member`` when the
-    side does not say); ``text``: the plain text; ``mentions``: the persons it @-mentions.
+    side does not say); ``text``: the plain text; ``mentions``: the persons it @-mentions;
+    ``role_known``: false when the event did not carry the sender's role (LLBot's Satori
+    group messages): whoever needs it asks the side (:meth:`Room.member_role`).
     """
 
     room: Room
@@ -52,6 +54,7 @@ class Said:
     role: str
     text: str
     mentions: tuple[str, ...] = ()
+    role_known: bool = True
 
     @property
     def private(self) -> bool:
@@ -168,6 +171,13 @@ class Room(ABC):
     async def member_name(self, bot: Bot, group_id: str, user_id: str) -> str | None:
         """A member's group card or nickname (raw, not cleaned); ``None`` when the side
         does not know them. Raises when the call fails."""
+
+    async def member_role(self, bot: Bot, group_id: str, user_id: str) -> str:
+        """A member's role in the group as the side knows it now: ``owner`` / ``admin`` /
+        ``member``; asked only for a message whose event did not say (``Said.role_known``
+        false; a side whose events always say keeps this default). Raises when the call
+        fails."""
+        return "member"
 
     @abstractmethod
     async def member_names(self, bot: Bot, group_id: str) -> dict[str, str]:

@@ -21,6 +21,10 @@ server's ``/v1`` API and event stream, ``SATORI_CLIENTS``).
   which defaults to none — the send scheduler's call timeout cuts it off.
 * Message ids are strings (LLBot: ``chatType|peer|seq``), the key the gate de-duplicates
   on; the adapter itself delivers a message sent again twice.
+* A group message's member carries no roles on LLBot (its ``decodeMessage`` gives only
+  ``user`` and ``nick``; roles come with ``guild.member.get`` / ``list``): such a
+  message's role is unknown (``Said.role_known``) and the managers' commands ask the
+  server (:meth:`SatoriRoom.member_role`).
 * The scope is QQ's (``QQClient``) for the QQ platforms (``llonebot``, ``chronocat``,
   ``qq``…); another platform's persons get ``satori:<platform>``.
 """
@@ -48,6 +52,12 @@ QQ_PLATFORMS = frozenset({"llonebot", "chronocat", "qq", "lagrange", "onebot", "
 """Satori platform names of QQ client implementations: their ids are QQ numbers."""
 ROLES = {"4": "owner", "owner": "owner", "3": "admin", "admin": "admin"}
 """Member role ids and names (LLBot: 4 owner, 3 admin, 2 member)."""
+
+
+def role_of(roles: Any) -> str:
+    """``owner`` / ``admin`` / ``member`` from a GuildMember's ``roles`` (by id or name)."""
+    found = [ROLES.get(str(r.id)) or ROLES.get(str(r.name)) for r in roles or ()]
+    return "owner" if "owner" in found else "admin" if "admin" in found else "member"
 
 
 def native(message: neutral.Message) -> Message:
@@ -100,13 +110,11 @@ class SatoriRoom(Room):
             member = event.member
             user = event.user
             name = (member.nick if member is not None else None) or user.nick or user.name or ""
-            roles = [ROLES.get(r.id) or ROLES.get(str(r.name)) for r in member.roles] \
-                if member is not None else []
-            role = "owner" if "owner" in roles else "admin" if "admin" in roles else "member"
+            roles = member.roles if member is not None else []
             group = event.guild.id if event.guild is not None else event.channel.id
             return Said(self, self.account(bot), self.scope(bot), str(user.id), str(group),
-                        name, role, event.get_plaintext(),
-                        tuple(self.mentions(event.get_message())))
+                        name, role_of(roles), event.get_plaintext(),
+                        tuple(self.mentions(event.get_message())), role_known=bool(roles))
         if isinstance(event, PrivateMessageCreatedEvent):
             user = event.user
             return Said(self, self.account(bot), self.scope(bot), str(user.id), None,
@@ -179,6 +187,13 @@ class SatoriRoom(Room):
         member = await bot.guild_member_get(guild_id=group_id, user_id=user_id)
         user = member.user
         return member.nick or (user.nick or user.name if user is not None else None) or None
+
+    async def member_role(self, bot: AnyBot, group_id: str, user_id: str) -> str:
+        """The member's roles from ``guild.member.get`` (LLBot's message events carry the
+        member without them: ``decodeMessage`` gives only ``user`` and ``nick``)."""
+        assert isinstance(bot, Bot)
+        member = await bot.guild_member_get(guild_id=group_id, user_id=user_id)
+        return role_of(member.roles)
 
     async def member_names(self, bot: AnyBot, group_id: str) -> dict[str, str]:
         assert isinstance(bot, Bot)
