@@ -6,7 +6,9 @@ plugin and registers the protocol sides: the OneBot v11 adapter (reverse WebSock
 — the bot refuses to start on unsafe settings, a database file already in use or a busy
 port, and logs what the owner needs to connect it — and, when ``MILKY_CLIENTS`` /
 ``SATORI_CLIENTS`` name a side to dial, the Milky / Satori adapter (README
-“LLBot 与 Lagrange.Milky”).
+“LLBot 与 Lagrange.Milky”) — after checking those settings can work (one Chinese line and
+exit status 1 otherwise: not JSON, the token under the other side's key or not ASCII, a
+driver that cannot dial).
 
 Files stay beside this script unless the settings say otherwise: the database in
 ``data/`` (``data/paizhuo.db``, localstore's data directory of the plugin) and the logs in
@@ -58,9 +60,14 @@ if nonebot.load_plugin("nonebot_plugin_paizhuo") is None:
     # A bot that cannot play must not sit connected and silent.
     sys.exit("牌桌 plugin failed to load; see the error above")
 
-from nonebot_plugin_paizhuo.guard import GuardedAdapter, check_startup  # noqa: E402
+from nonebot_plugin_paizhuo.guard import (  # noqa: E402
+    GuardedAdapter,
+    check_dial_settings,
+    check_startup,
+)
 from nonebot_plugin_paizhuo.internals.gated import dial_sides  # noqa: E402
 
+check_dial_settings(nonebot.get_driver())  # a MILKY_CLIENTS / SATORI_CLIENTS that cannot work
 nonebot.get_driver().register_adapter(GuardedAdapter)
 for side in dial_sides(nonebot.get_driver()):  # Milky, Satori: only those configured
     nonebot.get_driver().register_adapter(side)

@@ -50,7 +50,7 @@ from . import storage
 from .config import plugin_config
 from .internals import adapter_problems
 from .internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
-from .port import is_own
+from .port import ROOMS, Dialled, DialSettingsError, is_own
 from .port.onebot import onebot_secrets
 
 __all__ = ["FRAME_PREVIEW", "WS_PATH", "GuardedAdapter", "StartupRefused", "check_startup",
@@ -227,6 +227,51 @@ def startup_report(settings: Settings) -> list[tuple[str, str]]:
     return lines
 
 
+SIDE_NAMES = {"MILKY_CLIENTS": "Milky", "SATORI_CLIENTS": "Satori"}
+
+
+def dial_settings(driver: Any) -> tuple[list[Dialled], list[str]]:
+    """The Milky / Satori sides the settings name for the bot to dial, and what is wrong
+    with those settings (Chinese lines): a setting that cannot be read
+    (``Room.dialled``), or a driver that cannot dial (without ``~httpx`` and
+    ``~websockets`` the adapters only log an English warning and never connect)."""
+    from nonebot.drivers import HTTPClientMixin, WebSocketClientMixin
+
+    dials: list[Dialled] = []
+    problems: list[str] = []
+    for room in ROOMS:
+        try:
+            dials += room.dialled()
+        except DialSettingsError as err:
+            problems.append(str(err))
+    if dials and not (isinstance(driver, HTTPClientMixin)
+                      and isinstance(driver, WebSocketClientMixin)):
+        named = "、".join(dict.fromkeys(d.setting for d in dials))
+        problems.append(f"{named} 要机器人去连协议端，DRIVER 里要有 ~httpx 和 ~websockets："
+                        "在 .env 里写 DRIVER=~fastapi+~httpx+~websockets")
+    return dials, problems
+
+
+def check_dial_settings(driver: Any) -> None:
+    """Refuse to start (``SystemExit`` with one Chinese line per problem, exit status 1)
+    on a ``MILKY_CLIENTS`` / ``SATORI_CLIENTS`` that cannot be read or a driver that
+    cannot dial them (:func:`dial_settings`); ``bot.py`` calls it before it registers
+    the adapters, which would otherwise fail with a traceback or retry for ever."""
+    _, problems = dial_settings(driver)
+    if problems:
+        raise SystemExit("牌桌 bot 没有启动：" + "\n".join(problems))
+
+
+def dial_report(dials: list[Dialled]) -> list[tuple[str, str]]:
+    """One start-up line per side the bot dials: where, whether a token is set, and what
+    the adapter's retry lines mean."""
+    return [("INFO", f"{SIDE_NAMES.get(d.setting, d.setting)} 协议端（{d.setting}）：机器人去连 {d.url}，"
+                     f"令牌{'已设置' if d.token_set else '未设置'}；连上后日志有一行“账号 <QQ号> 已连上”。"
+                     "连不上时适配器每 3 秒重试并记一条 ERROR（令牌和协议端里的不同：HTTP 401 或 4004；"
+                     "协议端没开或地址、端口不对：ConnectionRefusedError）")
+            for d in dials]
+
+
 _held_locks: list[FileLock] = []
 
 
@@ -249,7 +294,8 @@ def check_startup(driver: Any) -> None:
         check_port(settings.host, settings.port)
     except StartupRefused as err:
         raise SystemExit(f"牌桌 bot 没有启动：{err}") from None
-    for level, line in startup_report(settings):
+    dials, _ = dial_settings(driver)
+    for level, line in startup_report(settings) + dial_report(dials):
         logger.log(level, f"牌桌: {line}")
 
 

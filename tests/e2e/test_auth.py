@@ -355,3 +355,34 @@ async def test_public_host_allowed_explicitly_warns(tmp_path: Path) -> None:
     assert any("SUPERUSERS 为空" in line for line in warnings), log
     assert f"ws://<本机 IP>:{proc.port}/onebot/v11/ws" in log
     assert "恢复了 1 桌牌局" in log
+
+
+@pytest.mark.parametrize(("case", "env", "expect"), [
+    ("not JSON", {"MILKY_CLIENTS": '[{"host": "127.0.0.1", "port": 3010'},
+     ["MILKY_CLIENTS", "JSON", '"access_token"']),
+    ("no port", {"SATORI_CLIENTS": '[{"host": "127.0.0.1"}]'}, ["SATORI_CLIENTS", "port"]),
+    ("Satori's key on Milky", {"MILKY_CLIENTS": '[{"host": "127.0.0.1", "port": 3010, "token": "t"}]'},
+     ["MILKY_CLIENTS", '"access_token"', '"token"']),
+    ("Milky's key on Satori",
+     {"SATORI_CLIENTS": '[{"host": "127.0.0.1", "port": 5600, "access_token": "t"}]'},
+     ["SATORI_CLIENTS", '"token"', '"access_token"']),
+    ("a token that is not ASCII",
+     {"MILKY_CLIENTS": '[{"host": "127.0.0.1", "port": 3010, "access_token": "同一个令牌"}]'},
+     ["MILKY_CLIENTS", "令牌只能用英文字母"]),
+    ("a driver that cannot dial",
+     {"DRIVER": "~fastapi", "SATORI_CLIENTS": '[{"host": "127.0.0.1", "port": 5600}]'},
+     ["SATORI_CLIENTS", "DRIVER=~fastapi+~httpx+~websockets"]),
+])
+def test_a_dial_setting_that_cannot_work_gives_one_chinese_line(
+        tmp_path: Path, case: str, env: dict[str, str], expect: list[str]) -> None:
+    """A ``MILKY_CLIENTS`` / ``SATORI_CLIENTS`` an owner got wrong stops the start with one
+    line saying what to write, instead of a traceback (not JSON, no port), a bot that dials
+    without its token or retries for ever with a traceback every 3 s (the other side's key,
+    a token an HTTP header cannot carry), or one that never dials (only an English
+    warning of the adapter's: ``DRIVER=~fastapi``)."""
+    code, output = _run_to_exit(tmp_path, "dial", access_token=TOKEN,
+                                env={"DRIVER": "~fastapi+~httpx+~websockets", **env})
+    assert code == 1, (case, output[-3000:])
+    line = _refusal(output)
+    assert all(e in line for e in expect), (case, line)
+    assert "Traceback" not in output, (case, output[-3000:])

@@ -265,3 +265,22 @@ async def test_group_owners_and_admins_are_recognised(tmp_path: Path, side: str)
         said = await sim.wait_for(lambda s: s.kind == "group" and s.target == GROUP,
                                   since=mark, timeout=20)
         assert "只有群主" not in said.text and "记牌器" in said.text, said.text
+
+
+@pytest.mark.parametrize("side", ["milky", "satori"])
+async def test_the_start_up_names_the_side_it_dials(tmp_path: Path, side: str) -> None:
+    """The start-up log says, in Chinese, which side the bot dials (setting, address,
+    whether a token is set, never the token) and what the adapter's retry errors mean;
+    then that the account connected."""
+    sim = make_sim(side)
+    setting = {"milky": "MILKY_CLIENTS", "satori": "SATORI_CLIENTS"}[side]
+    async with running(sim, tmp_path) as bot:
+        await asyncio.sleep(0.5)
+        log = bot.log_text()
+    line = next(x for x in log.splitlines() if f"协议端（{setting}）" in x)
+    assert f"机器人去连 http://127.0.0.1:{sim.port}" in line and "令牌已设置" in line, line
+    assert sim.access_token not in line and "ConnectionRefusedError" in line, line
+    prose = re.sub(r"\S+://\S+|\b[A-Z][A-Z0-9_]*=\S+|\b[A-Z][A-Za-z0-9_]{2,}\b", "",
+                   line.split("牌桌: ", 1)[1])
+    assert not re.search(r"\b[a-z]{3,}\b", prose), line
+    assert "牌桌: 账号 10001 已连上" in log

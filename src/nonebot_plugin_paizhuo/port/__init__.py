@@ -36,6 +36,8 @@ from .room import (
     QQ_SCOPE,
     ROOMS,
     Delivery,
+    Dialled,
+    DialSettingsError,
     Room,
     Said,
     account_of,
@@ -78,6 +80,6 @@ def is_message(event: Event) -> bool:
     return isinstance(event, _group + _private)
 
 
-__all__ = ["QQ_SCOPE", "ROOMS", "AnyMessageEvent", "Delivery", "GroupEvent", "Message",
+__all__ = ["QQ_SCOPE", "ROOMS", "AnyMessageEvent", "Delivery", "DialSettingsError", "Dialled", "GroupEvent", "Message",
            "MessageSegment", "PrivateEvent", "Room", "Said", "account_of", "is_message",
            "is_own", "plain", "register", "room_of", "said", "scope_of", "supported_adapters", "where"]

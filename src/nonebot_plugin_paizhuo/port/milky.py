@@ -34,7 +34,7 @@ from nonebot.adapters.milky.event import (
 )
 
 from . import message as neutral
-from .room import Delivery, Outgoing, Room, Said
+from .room import Delivery, Dialled, Outgoing, Room, Said, check_dial_setting
 
 
 def native(message: neutral.Message) -> Message:
@@ -65,6 +65,19 @@ class MilkyRoom(Room):
 
         config = get_plugin_config(Config)
         return bool(config.milky_clients or config.milky_webhook)
+
+    def dialled(self) -> list[Dialled]:
+        """The Milky sides of ``MILKY_CLIENTS`` (their HTTP roots), checked
+        (:func:`~.room.check_dial_setting`)."""
+        from nonebot import get_plugin_config
+        from nonebot.adapters.milky.config import Config
+
+        clients = check_dial_setting(
+            "MILKY_CLIENTS", "access_token", "token",
+            '[{"host": "127.0.0.1", "port": 3010, "access_token": "协议端里的令牌"}]',
+            lambda: get_plugin_config(Config).milky_clients)
+        return [Dialled("MILKY_CLIENTS", f"http{'s' if c.secure else ''}://{c.host}:{c.port}",
+                        bool(c.access_token)) for c in clients]
 
     def said(self, bot: AnyBot, event: AnyEvent) -> Said | None:
         if not isinstance(event, MessageEvent):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from nonebot.adapters import Adapter, Bot, Event
+from pydantic import create_model
 
 from .message import Message
 
@@ -86,6 +87,55 @@ class Outgoing(Protocol):
     forward: list[Message | bytes] | None
 
 
+@dataclass(frozen=True, slots=True)
+class Dialled:
+    """A side the bot dials, as its setting names it: ``setting`` (``MILKY_CLIENTS``),
+    ``url`` (its API root), ``token_set`` (the setting gives a token)."""
+
+    setting: str
+    url: str
+    token_set: bool
+
+
+class DialSettingsError(ValueError):
+    """A dial setting (``MILKY_CLIENTS``, ``SATORI_CLIENTS``) that cannot be read or would
+    never connect; the message is one Chinese line for the owner."""
+
+
+def check_dial_setting(setting: str, token_key: str, other_key: str, example: str,
+                       read: Callable[[], list[Any]]) -> list[Any]:
+    """The clients of the dial setting ``setting`` (``MILKY_CLIENTS``) as the adapter reads
+    them (``read``), checked the way an owner gets it wrong: not JSON, not a list of
+    objects with ``host`` and ``port``, the token under the other side's key
+    (``other_key`` instead of ``token_key``: the adapter would silently send none), a
+    token that is not ASCII (it goes in an HTTP header, which the HTTP client cannot
+    encode: the adapter would retry for ever). ``example`` is the right form. Raises
+    :class:`DialSettingsError`."""
+    import nonebot
+
+    form = f"应写成一行 {setting}={example}"
+    try:
+        clients = read()
+    except Exception as err:  # noqa: BLE001 - pydantic / NoneBot's SettingsError, JSON
+        cause = err.__cause__ or err
+        why = (f"不是正确的 JSON（{cause}）" if isinstance(cause, ValueError)
+               and type(cause).__name__ == "JSONDecodeError" else "每一项要有 host 和 port")
+        raise DialSettingsError(f".env 里的 {setting} 读不出来：{why}；{form}") from None
+    raw_model = create_model(f"Raw{setting.title()}", **{setting.lower(): (list[Any], [])})
+    raw = getattr(nonebot.get_plugin_config(raw_model), setting.lower())  # environment or .env
+    for item in raw:
+        if isinstance(item, dict) and other_key in item and token_key not in item:
+            raise DialSettingsError(f".env 里 {setting} 的令牌要写在 \"{token_key}\" 里"
+                                    f"（写成了 \"{other_key}\"，机器人会不带令牌去连）；{form}")
+    for client in clients:
+        token = getattr(client, token_key, None) or ""
+        if not token.isascii():
+            raise DialSettingsError(
+                f".env 里 {setting} 的令牌只能用英文字母、数字和符号（它放在 HTTP 头里）："
+                "在协议端里换一个这样的令牌，两边填同一个")
+    return clients
+
+
 class Room(ABC):
     """One protocol side behind the port (see the module docstring)."""
 
@@ -111,6 +161,12 @@ class Room(ABC):
     def configured(self) -> bool:
         """Whether the settings name a side of this kind to dial."""
         return False
+
+    def dialled(self) -> list[Dialled]:
+        """Each side of this kind the settings name for the bot to dial (empty for a
+        side that dials the bot). Raises :class:`DialSettingsError` (one Chinese line for
+        the owner) when the setting cannot be read or would never connect."""
+        return []
 
     def owns(self, bot: Bot) -> bool:
         """Whether ``bot`` is a connection of this side."""

@@ -45,7 +45,7 @@ from nonebot.adapters.satori.event import (
 )
 
 from . import message as neutral
-from .room import QQ_SCOPE, Delivery, Outgoing, Room, Said
+from .room import QQ_SCOPE, Delivery, Dialled, Outgoing, Room, Said, check_dial_setting
 
 QQ_PLATFORMS = frozenset({"llonebot", "chronocat", "qq", "lagrange", "onebot", "milky",
                           "red", "nekobox", "satori-qq"})
@@ -96,6 +96,18 @@ class SatoriRoom(Room):
         from nonebot.adapters.satori.config import Config
 
         return bool(get_plugin_config(Config).satori_clients)
+
+    def dialled(self) -> list[Dialled]:
+        """The Satori servers of ``SATORI_CLIENTS`` (their API roots), checked
+        (:func:`~.room.check_dial_setting`)."""
+        from nonebot import get_plugin_config
+        from nonebot.adapters.satori.config import Config
+
+        clients = check_dial_setting(
+            "SATORI_CLIENTS", "token", "access_token",
+            '[{"host": "127.0.0.1", "port": 5600, "token": "协议端里的令牌"}]',
+            lambda: get_plugin_config(Config).satori_clients)
+        return [Dialled("SATORI_CLIENTS", str(c.api_base), bool(c.token)) for c in clients]
 
     def account(self, bot: AnyBot) -> str:
         assert isinstance(bot, Bot)
