@@ -30,13 +30,16 @@ def _tasks() -> int:
         return 0
 
 
-def status_text(self_id: str, sched: SendScheduler | None) -> str:
+def status_text(self_id: str, sched: SendScheduler | None, side: str = "") -> str:
     """The state of account ``self_id`` (``sched``: its scheduler, ``None`` when it has
-    sent nothing yet), one short line per topic."""
+    sent nothing yet; ``side``: the protocol side it is connected over, ``Room.title``),
+    one short line per topic."""
     tables = [t for t in REGISTRY.tables.values() if t.account in (self_id, None)]
     playing = sum(1 for t in tables if t.playing)
-    lines = [f"【牌桌】账号 {self_id} 状态（牌桌 {__version__}）",
-             f"牌桌：{len(tables)} 桌（进行中 {playing} 桌），后台任务 {_tasks()} 个"]
+    lines = [f"【牌桌】账号 {self_id} 状态（牌桌 {__version__}）"]
+    if side:
+        lines.append(f"协议端：{side}")
+    lines.append(f"牌桌：{len(tables)} 桌（进行中 {playing} 桌），后台任务 {_tasks()} 个")
     if sched is None:
         lines.append("发送：还没有发过消息")
         return "\n".join(lines)

@@ -244,7 +244,7 @@ async def test_pictures_and_long_texts_on_every_side(tmp_path: Path, side: str) 
 @pytest.mark.parametrize("side", ["milky", "satori"])
 async def test_group_owners_and_admins_are_recognised(tmp_path: Path, side: str) -> None:
     """The group's owner and admins may use the managers' commands on every side, a plain
-    member may not. LLBot's Satori message events carry the member without roles (its
+    member may not; /牌桌 状态 says which side the account is on. LLBot's Satori message events carry the member without roles (its
     ``decodeMessage``: ``member = {user, nick}``), so there the role is asked of the side
     (``guild.member.get``); Milky's carry it (``group_member.role``)."""
     sim = make_sim(side)
@@ -259,6 +259,8 @@ async def test_group_owners_and_admins_are_recognised(tmp_path: Path, side: str)
             said = await sim.wait_for(lambda s: s.kind == "group" and s.target == GROUP,
                                       since=mark, timeout=20)
             assert ("状态（牌桌" in said.text) is allowed, (user, said.text)
+            title = {"milky": "Milky", "satori": "Satori"}[side]
+            assert (f"协议端：{title}" in said.text) is allowed, (user, said.text)
             assert ("只有群主、管理员" in said.text) is not allowed, (user, said.text)
         mark = sim.mark()
         await sim.group_message(GROUP, admin, "/设置 挖坑 记牌器 关")

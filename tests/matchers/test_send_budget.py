@@ -140,7 +140,7 @@ async def test_table_status_is_for_admins_and_superusers(app: App) -> None:
         ctx.receive_event(bot, gmsg(B, "/牌桌 状态"))
         expect_group(ctx, "只有群主、管理员", without=("速率",))
         ctx.receive_event(bot, gmsg(B, "/牌桌 状态", role="admin"))
-        expect_group(ctx, "账号 10001 状态", f"（牌桌 {__version__}）", "牌桌：1 桌（进行中 1 桌）",
+        expect_group(ctx, "账号 10001 状态", f"（牌桌 {__version__}）", "协议端：OneBot v11", "牌桌：1 桌（进行中 1 桌）",
                      "发送速率：", "排队：", "最近 5 分钟失败：")
         ctx.receive_event(bot, gmsg(9999, "/牌桌 状态"))
         expect_group(ctx, "账号 10001 状态")

@@ -60,7 +60,8 @@ async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
 async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
     who = heard(bot, event)
     if args.extract_plain_text().strip() == "状态":  # /牌桌 状态: the account's sending
-        text = status_text(who.account, schedulers().get(who.account)) if await is_manager(bot, who) else DENIED
+        text = (status_text(who.account, schedulers().get(who.account), who.room.title)
+                if await is_manager(bot, who) else DENIED)
         await deliver(bot, [answer(who, text)])
         return
     # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.

@@ -52,6 +52,7 @@ class MilkyRoom(Room):
     """Milky (see the module docstring)."""
 
     name = "milky"
+    title = "Milky"
     supported_adapter = "~milky"
     bot_class = Bot
     group_events = (GroupMessageEvent,)

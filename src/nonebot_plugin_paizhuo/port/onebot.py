@@ -55,6 +55,7 @@ class OneBotRoom(Room):
     """OneBot v11 (see the module docstring)."""
 
     name = "onebot"
+    title = "OneBot v11"
     supported_adapter = "~onebot.v11"
     bot_class = Bot
     group_events = (GroupMessageEvent,)

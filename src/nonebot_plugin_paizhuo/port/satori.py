@@ -83,6 +83,7 @@ class SatoriRoom(Room):
     """Satori (see the module docstring)."""
 
     name = "satori"
+    title = "Satori"
     supported_adapter = "~satori"
     bot_class = Bot
     group_events = (PublicMessageCreatedEvent,)
