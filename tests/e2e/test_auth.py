@@ -9,6 +9,7 @@ default settings (access token set, HTTP POST off) and one with the HTTP POST ro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -229,6 +230,15 @@ async def test_startup_log_tells_the_owner_what_to_do(bot: BotProcess) -> None:
 async def test_every_start_up_line_of_the_plugin_is_chinese(bot: BotProcess) -> None:
     """The owner reads the start-up in one language: every line the plugin logs as
     ``牌桌: …`` is Chinese — setting names, addresses and paths aside."""
+    sim = _sim()  # an account connects (this test may be the module's first on its worker)
+    await sim.connect(bot.url, TOKEN)
+    try:
+        for _ in range(100):
+            if "已连上，" in bot.log_text():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await sim.close()
     lines = [line.split("牌桌: ", 1)[1] for line in bot.log_text().splitlines() if "牌桌: " in line]
     assert any("数据库已就绪" in x for x in lines) and any("已连上" in x for x in lines)
     lines = lines[:next(i for i, x in enumerate(lines) if "已连上" in x) + 1]  # the start-up
