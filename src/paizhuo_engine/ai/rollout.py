@@ -355,16 +355,41 @@ def apply(game: Any, seat: int, action: Action) -> None:
         game.play_reading(seat, list(action.cards), action.reading)
 
 
+def known_sides(world: Any) -> list[list[int]]:
+    """For each seat, the sides as that seat knows them (``sides_known_to``, G-6), in the
+    shape :func:`quick_action` takes: its known partners share its number, every other
+    seat has one of its own. So a hidden spy stays hidden in a play-out and a 明 spy does
+    not — the price of declaring (Z-9) is played, not only the doubled stake — and a spy
+    card played shows its side from then on (Z-2)."""
+    players = world.players
+    out = []
+    for seat in range(players):
+        partners, _opponents = world.sides_known_to(seat)
+        out.append([players if t == seat or t in partners else t for t in range(players)])
+    return out
+
+
 def playout(world: Any, seat: int, action: Action) -> float:
     """Points of ``seat`` after it takes ``action`` in the fully known ``world`` (changed
-    in place) and :func:`quick_action` plays every seat to the end."""
+    in place) and :func:`quick_action` plays every seat to the end. Where sides may be
+    hidden (抓特务, Z-9) each seat plays by the sides it knows (:func:`known_sides`),
+    updated when a spy card is played: showing who is a spy costs what it costs at the
+    table, and keeping it hidden is worth what it is worth."""
     apply(world, seat, action)
-    side = sides(world)
+    secret = frozenset(getattr(world, "spy_cards", ()))
+    if secret:
+        views = known_sides(world)
+    else:
+        side = sides(world)
+        views = [side] * world.players
     for _ in range(ROLLOUT_MOVES):
         if world.over:
             break
         s = world.turn
-        apply(world, s, quick_action(world, s, side))
+        act = quick_action(world, s, views[s])
+        apply(world, s, act)
+        if secret and secret.intersection(act.cards):
+            views = known_sides(world)
     if not world.over:
         return 0.0
     return float(world.result["points"][seat])

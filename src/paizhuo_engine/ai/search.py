@@ -31,7 +31,7 @@ from .endgame import sure_line
 from .inference import Evidence
 from .rollout import clone, playout
 from .simple import PASS, Action
-from .strategy import decide
+from .strategy import decide, free_chain, shows_alone
 from .view import View, view_of
 
 CANDIDATES = 8
@@ -42,6 +42,9 @@ SAMPLE_TRIES = 24
 
 CONFIDENCE = 1.0
 """Standard errors by which another move must beat the planner's choice to be taken."""
+
+ABOUT_TO_GO_OUT = 2
+"""A seat that may be an opponent is about to go out with this many cards or fewer."""
 
 
 def game_from_json(data: dict) -> Any:
@@ -177,6 +180,8 @@ def _candidates(game: Any, seat: int, view: View, first: Action) -> list[Action]
             break
         if view.lead is None and p[1].bomb and len(view.hand) > 4:
             continue
+        if shows_alone(view, p):
+            continue  # Z-9: a hidden lone spy keeps its spy cards apart (see strategy)
         k = (p[1].kind, p[1].size)
         if per_kind.get(k, 0) >= 2:
             continue
@@ -187,6 +192,20 @@ def _candidates(game: Any, seat: int, view: View, first: Action) -> list[Action]
         keys.add(("play", cards))
         out.append(Action("play", cards, p[1]))
     return out
+
+
+def partners_trick(view: View) -> bool:
+    """The play to beat is a known partner's (抓特务 sides the seat knows, Z-2 / Z-9; 挖坑
+    farmers, W-2) who still holds cards, and no seat that may be an opponent holds
+    :data:`ABOUT_TO_GO_OUT` cards or fewer: the partner wins the trick unless this seat
+    covers it, so the search leaves it to 普通 (which lets it stand, or goes out)."""
+    if view.lead is None:
+        return False
+    owner = view.lead[0]
+    if owner not in view.partners or not view.counts[owner]:
+        return False
+    return not any(view.counts[s] <= ABOUT_TO_GO_OUT for s in range(view.players)
+                   if s != view.seat and s not in view.partners and view.counts[s])
 
 
 def _legal(game: Any, seat: int, cards: tuple[int, ...], play: Play) -> bool:
@@ -215,6 +234,11 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     first = decide(view, protected)
     if sure_line(view):
         return first  # the planner already takes a sure way out
+    if partners_trick(view):
+        return first  # a partner's trick is not covered
+    if view.lead is None and first.reading is not None and free_chain(
+            view, (pack_cards(first.cards), first.reading)):
+        return first  # a chain nobody can follow keeps the lead whenever it is led
     cands = _candidates(game, seat, view, first)
     if len(cands) == 1 or samples <= 0:
         return first
