@@ -277,6 +277,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".pimc_cache.jsonl")
     parser.add_argument("--baseline-only", action="store_true",
                         help="only play (and cache) the baseline's games")
+    parser.add_argument("--hero-only", action="store_true",
+                        help="only play the hero's games (with --save / --paired-with: two "
+                             "versions of 困难 side by side, no baseline needed)")
     parser.add_argument("--save", type=Path, help="write the hero's games here (JSON lines)")
     parser.add_argument("--paired-with", type=Path,
                         help="the hero's games of another run: print the paired difference")
@@ -296,15 +299,17 @@ def main() -> None:
         for name in ns.games:
             t = time.perf_counter()
             players = T.CONFIGS[name][1]
-            missing = [(name, "基线", s, seat, ns.samples, ns.setup_samples)
-                       for s in seeds for seat in range(players) if (name, s, seat) not in cache]
+            missing = [] if ns.hero_only else [
+                (name, "基线", s, seat, ns.samples, ns.setup_samples)
+                for s in seeds for seat in range(players) if (name, s, seat) not in cache]
             with ns.cache.open("a", encoding="utf-8") as out:
                 for row in pool.map(play_seat, missing, chunksize=1):
                     row["fp"] = fp
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
                     out.flush()
                     cache[(name, row["seed"], row["seat"])] = row
-            base = [cache[(name, s, seat)] for s in seeds for seat in range(players)]
+            base = [] if ns.hero_only else [cache[(name, s, seat)] for s in seeds
+                                            for seat in range(players)]
             if ns.baseline_only:
                 cpu = sum(r["cpu"] for r in base) / max(1, sum(r["decisions"] for r in base))
                 print(f"| {name} | {ns.deals} | — | — | "
@@ -319,19 +324,23 @@ def main() -> None:
                 with ns.save.open("a", encoding="utf-8") as out:
                     for row in hero:
                         out.write(json.dumps({**row, "fp": "hero"}, ensure_ascii=False) + "\n")
-            by_deal = [(sum(h["points"] for h in hero[i:i + players]) / players,
-                        sum(b["points"] for b in base[i:i + players]) / players)
-                       for i in range(0, len(hero), players)]
-            diff = mean_ci([h - b for h, b in by_deal])
             hero_cpu = sum(r["cpu"] for r in hero) / max(1, sum(r["decisions"] for r in hero))
-            base_cpu = sum(r["cpu"] for r in base) / max(1, sum(r["decisions"] for r in base))
-            print(f"| {name} | {ns.deals} | {diff[0]:+.2f} ± {diff[1]:.2f} | "
-                  f"{mean_ci([h for h, _b in by_deal])[0]:+.2f} | "
-                  f"{mean_ci([b for _h, b in by_deal])[0]:+.2f} | "
-                  f"{sum(r['win'] for r in hero) / len(hero):.0%} | "
-                  f"{sum(r['win'] for r in base) / len(base):.0%} | "
-                  f"{hero_cpu * 1e3:.0f} vs {base_cpu * 1e3:.0f} ms |  "
-                  f"({time.perf_counter() - t:.0f} s)", flush=True)
+            hero_win = sum(r["win"] for r in hero) / len(hero)
+            took = f"({time.perf_counter() - t:.0f} s)"
+            if ns.hero_only:
+                print(f"| {name} | {ns.deals} | — | {mean_ci([h['points'] for h in hero])[0]:+.2f} | "
+                      f"— | {hero_win:.0%} | — | {hero_cpu * 1e3:.0f} ms vs — |  {took}", flush=True)
+            else:
+                by_deal = [(sum(h["points"] for h in hero[i:i + players]) / players,
+                            sum(b["points"] for b in base[i:i + players]) / players)
+                           for i in range(0, len(hero), players)]
+                diff = mean_ci([h - b for h, b in by_deal])
+                base_cpu = sum(r["cpu"] for r in base) / max(1, sum(r["decisions"] for r in base))
+                print(f"| {name} | {ns.deals} | {diff[0]:+.2f} ± {diff[1]:.2f} | "
+                      f"{mean_ci([h for h, _b in by_deal])[0]:+.2f} | "
+                      f"{mean_ci([b for _h, b in by_deal])[0]:+.2f} | {hero_win:.0%} | "
+                      f"{sum(r['win'] for r in base) / len(base):.0%} | "
+                      f"{hero_cpu * 1e3:.0f} vs {base_cpu * 1e3:.0f} ms |  {took}", flush=True)
             if other:
                 pairs = [(h["points"], other[(name, h["seed"], h["seat"])]["points"])
                          for h in hero if (name, h["seed"], h["seat"]) in other]

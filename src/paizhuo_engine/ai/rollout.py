@@ -20,6 +20,9 @@ counts (:mod:`paizhuo_engine.movegen`):
   an opponent holds 3 cards or fewer (S-6, the never-played ×2); with 包赔 on and the
   next player down to one card, a single is the seat's highest (S-4, as 普通 plays).
 
+In 抓特务 each seat of a play-out plays by the sides it knows (:func:`known_sides`, Z-9):
+a hidden spy stays hidden until a spy card is played, so what a play shows is paid for.
+
 The choices for a hand are cached by ``(rules, packed hand, play to beat)``, so the many
 rollouts of one decision share the work. :func:`clone` copies a game in its play phase
 without a JSON round trip. Pure and deterministic (no randomness, no clock).

@@ -12,6 +12,14 @@ same deal by the fast rollout player (:mod:`paizhuo_engine.ai.rollout`) at every
 candidate with the best mean points for the seat is chosen when it beats the planner's
 own choice clearly on the same deals (:func:`_pick`), else the planner's choice stands.
 
+The planner's choice stands without a search when it is a sure way out, when the trick is
+a known partner's and no seat that may be an opponent is about to go out
+(:func:`partners_trick`: a partner's play is not covered), and when it leads a chain no
+opponent can follow (:func:`~paizhuo_engine.ai.strategy.free_chain`: led now or later, it
+keeps the lead — the search would only choose between equals by noise). A play that would
+show both spy cards of a hidden lone spy is no candidate
+(:func:`~paizhuo_engine.ai.strategy.shows_alone`, Z-2 / Z-9).
+
 Everything is drawn from what the seat knows and from ``seed`` — never from the hidden
 cards in the state — so reshuffling the hidden cards (consistently with what the seat saw)
 never changes the decision. Pure and deterministic; the time bound is the caller's
