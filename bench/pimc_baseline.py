@@ -299,6 +299,7 @@ def main() -> None:
         for name in ns.games:
             t = time.perf_counter()
             players = T.CONFIGS[name][1]
+            cache.update(load_cache(ns.cache, fp))  # another run may have added games
             missing = [] if ns.hero_only else [
                 (name, "基线", s, seat, ns.samples, ns.setup_samples)
                 for s in seeds for seat in range(players) if (name, s, seat) not in cache]

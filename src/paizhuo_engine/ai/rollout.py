@@ -372,16 +372,20 @@ def known_sides(world: Any) -> list[list[int]]:
     return out
 
 
-def playout(world: Any, seat: int, action: Action) -> float:
+def playout(world: Any, seat: int, action: Action,
+            views: list[list[int]] | None = None) -> float:
     """Points of ``seat`` after it takes ``action`` in the fully known ``world`` (changed
     in place) and :func:`quick_action` plays every seat to the end. Where sides may be
     hidden (抓特务, Z-9) each seat plays by the sides it knows (:func:`known_sides`),
     updated when a spy card is played: showing who is a spy costs what it costs at the
-    table, and keeping it hidden is worth what it is worth."""
-    apply(world, seat, action)
+    table, and keeping it hidden is worth what it is worth. ``views``: ``known_sides`` of
+    ``world`` before the action, when the caller has it (it plays many actions from one
+    world)."""
     secret = frozenset(getattr(world, "spy_cards", ()))
+    apply(world, seat, action)
     if secret:
-        views = known_sides(world)
+        if views is None or secret.intersection(action.cards):
+            views = known_sides(world)
     else:
         side = sides(world)
         views = [side] * world.players

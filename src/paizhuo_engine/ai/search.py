@@ -37,7 +37,7 @@ from ..movegen import Play, pack_cards
 from ..moves import cards_for, generator
 from .endgame import sure_line
 from .inference import Evidence
-from .rollout import clone, playout
+from .rollout import clone, known_sides, playout
 from .simple import PASS, Action
 from .strategy import decide, free_chain, shows_alone
 from .view import View, view_of
@@ -258,11 +258,12 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
             break
         world = sample_world(game, seat, random.Random(rng.getrandbits(32)),
                              tries=SAMPLE_TRIES, evidence=evidence)
+        views = known_sides(world) if getattr(world, "spy_cards", None) else None
         points = []
         for action in cands:
             if stop is not None and stop():
                 break
-            points.append(playout(clone(world), seat, action))
+            points.append(playout(clone(world), seat, action, views))
         if len(points) < len(cands):
             break  # out of time: a sample counts only when every candidate played it
         rows.append(points)
