@@ -1,7 +1,9 @@
-"""Load benchmark: ``python bench/load.py --tables 1 20 200 [--pacing] [--think 0]``.
+"""Load benchmark: ``python bench/load.py --tables 1 20 200 [--pacing] [--think 0] [--side S]``.
 
-Starts the real bot (``bot.py``, a fresh SQLite file), connects the project's OneBot v11
-simulator (``tools/onebot_sim.py``) over the real reverse WebSocket and plays K concurrent
+Starts the real bot (``bot.py``, a fresh SQLite file), connects the project's simulator of
+the protocol side ``--side`` (``onebot``: ``tools/onebot_sim.py`` over the real reverse
+WebSocket, the default; ``milky`` / ``satori``: ``tools/milky_sim.py`` /
+``tools/satori_sim.py``, which the bot dials through its real adapter) and plays K concurrent
 3-player 抓特务 tables with simulated players (each table plays game after game until the
 run's move budget is spent; every table is opened and dealt before the measuring
 starts). Measures, for every accepted play or pass, the time from the player's message
@@ -14,7 +16,10 @@ the log.
 
 ``--pacing`` keeps the bot's default send pacing (otherwise pacing is off:
 ``PAIZHUO_SEND_INTERVAL=0``), ``--rate R`` paces at R messages a second instead (``PAIZHUO_SEND_RATE``);
-``--think`` is a human think time in seconds before each move.
+``--think`` is a human think time in seconds before each move. ``--root DIR`` runs the bot
+of another checkout of the project (its ``bot.py``, ``bench/echo_bot.py`` and ``src/``),
+so two versions are measured side by side in one run (``--root`` of an older commit,
+then this tree).
 ``--pictures`` turns the pictures on (``PAIZHUO_IMAGES=true``: the end-of-game details
 are drawn at every game end, with the font installed with the bot or ``PAIZHUO_FONT``);
 ``--picture-table`` also turns on 图片桌面 in every group (a table picture after every
@@ -36,8 +41,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools.milky_sim import MilkySim, milky_mention, milky_text  # noqa: E402
 from tools.onebot_sim import BotProcess, OneBotSim, Sent  # noqa: E402
 from tools.players import SimPlayer, attach  # noqa: E402
+from tools.satori_sim import SatoriSim, satori_at  # noqa: E402
+from tools.sim_base import ChatSim  # noqa: E402
 
 FLOOR_GROUP = 999_999
 FLOOR_USER = 888_888
@@ -45,6 +53,12 @@ TOKEN = "load"
 SELF_ID = 10001
 ECHO = [{"type": "at", "data": {"qq": str(SELF_ID)}}, {"type": "text", "data": {"text": " /echo 1"}}]
 """The floor command: NoneBot's echo, addressed to the bot (its rule needs ``to_me``)."""
+SIDES: dict[str, tuple[type[ChatSim], list]] = {
+    "onebot": (OneBotSim, ECHO),
+    "milky": (MilkySim, [milky_mention(SELF_ID), milky_text(" /echo 1")]),
+    "satori": (SatoriSim, [satori_at(SELF_ID), " /echo 1"]),
+}
+"""Each side's simulator and its floor command (an @ of the bot and ``/echo 1``)."""
 
 
 class Inboxes:
@@ -76,7 +90,7 @@ def pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(len(s) * q))] if s else float("nan")
 
 
-async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[SimPlayer],
+async def drive_table(sim: ChatSim, inbox: Inboxes, gid: int, players: list[SimPlayer],
                       budget: list[int], think: float, lat: list[float], fails: list[int],
                       attempts: list[int], timeout: float, seated: asyncio.Barrier,
                       picture_table: bool = False) -> None:
@@ -133,10 +147,11 @@ async def drive_table(sim: OneBotSim, inbox: Inboxes, gid: int, players: list[Si
             break
 
 
-async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event) -> None:
+async def drive_floor(sim: ChatSim, inbox: Inboxes, lat: list[float], stop: asyncio.Event,
+                      echo: list) -> None:
     while not stop.is_set():
         t0 = time.perf_counter()
-        await sim.group_message(FLOOR_GROUP, FLOOR_USER, ECHO)
+        await sim.group_message(FLOOR_GROUP, FLOOR_USER, echo)
         try:
             t1, _ = await inbox.next(FLOOR_GROUP, 30)
             lat.append(t1 - t0)
@@ -147,25 +162,30 @@ async def drive_floor(sim: OneBotSim, inbox: Inboxes, lat: list[float], stop: as
 
 async def run(tables: int, moves: int, pacing: bool, think: float,
               script: str = "bench/echo_bot.py", extra_env: dict[str, str] | None = None,
-              pictures: bool = False, picture_table: bool = False) -> dict:
+              pictures: bool = False, picture_table: bool = False, side: str = "onebot",
+              root: str | None = None) -> dict:
     """One measured run (see the module docstring); ``script`` is the bot's entry point
-    (``bench/stages.py`` passes its probed bot) and ``extra_env`` adds to its environment."""
+    (``bench/stages.py`` passes its probed bot) and ``extra_env`` adds to its environment;
+    ``side`` the protocol side; ``root`` another checkout to run the bot of."""
     with tempfile.TemporaryDirectory() as tmp:
+        sim = SIDES[side][0](self_id=SELF_ID)
         env = {} if pacing else {"PAIZHUO_SEND_INTERVAL": "0"}
+        env.update(sim.bot_env(TOKEN))
+        if root is not None:
+            env["PYTHONPATH"] = str(Path(root).resolve() / "src")
         env["LOG_LEVEL"] = "WARNING"
         if pictures or picture_table:
             env["PAIZHUO_IMAGES"] = "true"
         env.update(extra_env or {})
         bot = BotProcess(Path(tmp) / "bot.log", access_token=TOKEN,
                          database_url=f"sqlite+aiosqlite:///{tmp}/load.db", env=env,
-                         script=script)
+                         script=script, root=root)
         if pacing:
             # BotProcess lowers the pacing for tests; measure the bot's own default.
             bot.build_env_base = bot.build_env
             bot.build_env = lambda: {k: v for k, v in bot.build_env_base().items()  # type: ignore[method-assign]
                                      if k != "PAIZHUO_SEND_INTERVAL"}
         async with bot:
-            sim = OneBotSim(self_id=SELF_ID)
             inbox = Inboxes()
             sim.listeners.append(inbox)
             groups = []
@@ -193,13 +213,13 @@ async def run(tables: int, moves: int, pacing: bool, think: float,
             await asyncio.sleep(1.0)  # the deal's hands and prompts go out
             started = time.perf_counter()
             cpu0 = cpu_seconds(bot.pid)
-            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop))
+            floor_task = asyncio.create_task(drive_floor(sim, inbox, floor, stop, SIDES[side][1]))
             await playing
             stop.set()
             await floor_task
             elapsed = time.perf_counter() - started
             cpu = cpu_seconds(bot.pid) - cpu0
-            await sim.close()
+            await (sim.stop() if hasattr(sim, "stop") else sim.close())
         log = (Path(tmp) / "bot.log").read_text(errors="replace")
     return {"tables": tables, "moves": len(lat), "elapsed": elapsed, "fails": fails[0],
             "attempts": attempts[0], "cpu_per_move": cpu / max(1, len(lat)),
@@ -221,19 +241,25 @@ def main() -> None:
     parser.add_argument("--pictures", action="store_true", help="pictures on (PAIZHUO_IMAGES)")
     parser.add_argument("--picture-table", action="store_true",
                         help="pictures on and 图片桌面 on in every group")
+    parser.add_argument("--side", choices=sorted(SIDES), default="onebot",
+                        help="the protocol side (default onebot)")
+    parser.add_argument("--root", default=None,
+                        help="run the bot of this checkout of the project (default: this one)")
     ns = parser.parse_args()
     extra = None if ns.rate is None else {"PAIZHUO_SEND_RATE": f"{ns.rate:g}"}
     pacing = ns.pacing or ns.rate is not None
     label = f"PAIZHUO_SEND_RATE={ns.rate:g}" if ns.rate is not None else "on (default)" if ns.pacing else "off"
     shown = ("on, 图片桌面 on" if ns.picture_table else "on (details at game end)" if ns.pictures
              else "off")
-    print(f"pacing {label}, think time {ns.think} s, {ns.moves} moves per run, pictures {shown}")
+    print(f"side {ns.side}{f' (bot of {ns.root})' if ns.root else ''}, pacing {label}, "
+          f"think time {ns.think} s, {ns.moves} moves per run, pictures {shown}")
     print("| 桌数 | 步数 | 公告 p50 | 公告 p99 | 地板 p50 | 地板 p99 | p50 倍数 | p99 倍数 | 失败 | locked "
           "| 每步尝试 | 每步 CPU | 步/秒 |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in ns.tables:
         r = asyncio.run(run(k, max(ns.moves, 3 * k), pacing, ns.think, extra_env=extra,
-                            pictures=ns.pictures, picture_table=ns.picture_table))
+                            pictures=ns.pictures, picture_table=ns.picture_table,
+                            side=ns.side, root=ns.root))
         print(f"| {k} | {r['moves']} | {r['p50'] * 1e3:.1f} ms | {r['p99'] * 1e3:.1f} ms | "
               f"{r['floor_p50'] * 1e3:.1f} ms | {r['floor_p99'] * 1e3:.1f} ms | "
               f"{r['p50'] / r['floor_p50']:.1f}× | {r['p99'] / r['floor_p99']:.1f}× | "

@@ -59,6 +59,7 @@ from nonebot.adapters.onebot.v11 import Message  # noqa: E402
 
 from nonebot_plugin_paizhuo.games import GAMES  # noqa: E402
 from nonebot_plugin_paizhuo.games.base import Say, SeatView  # noqa: E402
+from nonebot_plugin_paizhuo.games.choice import LeveledStrategy  # noqa: E402
 from nonebot_plugin_paizhuo.messaging import Outgoing, merge, plain  # noqa: E402
 from nonebot_plugin_paizhuo.tables import now_utc  # noqa: E402
 
@@ -81,7 +82,7 @@ def move(adapter, game, seats: list[SeatView], seat: int) -> list[Say]:
     """The move a player in 托管 would make, said as if the player had typed it."""
     if getattr(game, "phase", "play") != "play":
         return adapter.auto_move(game, seats, seat, "")  # 挖坑 bidding
-    action = adapter.strategy.choose(game, seat)
+    action = LeveledStrategy().choose(game, seat)
     if action.kind == "pass":
         done = game.pass_turn(seat)
     elif action.reading is not None:
@@ -132,7 +133,8 @@ CHAT_TABLES = [("抓特务 四人", 4, 3, {}), ("抓特务 四人", 4, 3, {"pict
                ("抓特务 三人", 3, 0, {}), ("挖坑", 3, 0, {}), ("手把一 2人", 2, 0, {}),
                ("手把一 4人", 4, 0, {}), ("手把一 6人", 6, 0, {})]
 """``(/开局 arguments, seats, computer players, group settings)`` measured by ``--chat``.
-With 图片桌面 (``picture_table``) the pictures are counted, not drawn."""
+With 图片桌面 (``picture_table``) the pictures are counted, not drawn — the table after every
+move and the settlement after the end message; the other tables are texts only."""
 SETTING_NAMES = {"picture_table": "图片桌面", "auto_pass": "要不起自动过"}
 
 
@@ -156,10 +158,8 @@ class Recorder:
 
 async def _settle(table) -> None:
     """Until the computer players' timer has nothing to do now (PAIZHUO_COMPUTER_DELAY=0)."""
-    from nonebot_plugin_paizhuo.actions import deadlines
-
     for _ in range(100000):
-        task = deadlines._timers.get(table.group_id)
+        task = table.timer
         due = table.computer_at is not None
         if not due and (task is None or task.done() or task is asyncio.current_task()):
             return
@@ -286,6 +286,12 @@ async def _chat(games: int, seed: int) -> None:
         commit.pictures_on = lambda: True  # only where the setting is on
         commit.table_picture = lambda adapter, game, seats, group_id: Counted(group_id)
         for index, (args, seats, computers, settings) in enumerate(CHAT_TABLES):
+            # Pictures are on only for the 图片桌面 row: there the settlement picture after
+            # the end message (结算) is counted too; the other rows are texts only.
+            pictured = bool(settings.get("picture_table"))
+            commit.settlement_picture = (
+                (lambda adapter, game, seats, group_id, number: Counted(group_id)) if pictured
+                else (lambda *args: None))
             r = await _chat_table(index, args, seats, computers, settings, games, seed)
             who = f"1 人 + {computers} 电脑" if computers else "全是人"
             who += "".join(f"，{SETTING_NAMES[k]}" for k in settings)

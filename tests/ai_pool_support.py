@@ -60,3 +60,12 @@ def slow_quick(state: dict, seat: int, seed: int, budget_ms: int):
     """The real search with two sampled deals, after half a second of real time."""
     time.sleep(0.5)
     return quick(state, seat, seed, budget_ms)
+
+
+def slow_hidden(state: dict, seat: int, seed: int, budget_ms: int):
+    """A search for 抓特务's 明 / 暗 (Z-9) that takes a second of real time, then answers
+    暗; in play it answers at once with nothing (普通 decides)."""
+    if state.get("phase") != "declare":
+        return None
+    time.sleep(1.0)
+    return "暗"

@@ -204,3 +204,18 @@ async def recording_bot(monkeypatch: Any) -> tuple[Bot, Sent]:
     sent = Sent()
     monkeypatch.setattr(adapter, "_call_api", sent)
     return Bot(adapter, self_id="10001"), sent
+
+
+async def fire(table: Table, *, remind: bool = False) -> None:
+    """Make the table's reminder (or deadline) due now and let its timer run."""
+    from datetime import timedelta
+
+    from nonebot_plugin_paizhuo.actions import deadlines
+
+    past = now_utc() - timedelta(seconds=1)
+    if remind:
+        table.remind_at, table.deadline = past, now_utc() + timedelta(seconds=10)
+    else:
+        table.remind_at, table.deadline = None, past
+    deadlines.schedule(table)
+    await table.timer

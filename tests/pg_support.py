@@ -4,7 +4,12 @@ PostgreSQL variants of the tests are skipped (CI always sets it)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import make_url, pool, text
@@ -55,3 +60,62 @@ async def fresh_pg_url() -> str:
     finally:
         await engine.dispose()
     return url
+
+
+SERVER_SCRIPT = Path(__file__).resolve().parents[1] / "tools" / "pg_test_server.sh"
+
+
+class OwnServer:
+    """A PostgreSQL server of a test's own (``tools/pg_test_server.sh`` in ``directory``),
+    for the tests that stop and start the server under a running bot; skipped where the
+    PostgreSQL tests are (``PAIZHUO_TEST_PG_URL`` unset: no server binaries to count on).
+    ``url`` once :meth:`start` returned."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.url = ""
+
+    async def _run(self, command: str) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            "bash", str(SERVER_SCRIPT), command, str(self.directory),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await proc.communicate()
+        if proc.returncode:
+            raise RuntimeError(f"pg_test_server.sh {command} failed: {err.decode()[-2000:]}")
+        return out.decode()
+
+    async def start(self) -> str:
+        """Start the server; returns its URL (``postgresql+asyncpg://…``)."""
+        pg_url()  # skips without the PostgreSQL tests
+        out = await self._run("start")
+        self.url = out.strip().split("=", 1)[1].strip("'\"")
+        return self.url
+
+    async def down(self) -> None:
+        """Stop the server (fast shutdown: every session is ended); its data stays."""
+        await self._run("down")
+
+    async def up(self) -> None:
+        """Start the stopped server again (same port, same data)."""
+        await self._run("up")
+
+    async def restart(self) -> None:
+        """:meth:`down`, then :meth:`up`."""
+        await self.down()
+        await self.up()
+
+    async def stop(self) -> None:
+        """Stop the server and remove its directory."""
+        await self._run("stop")
+
+
+@contextlib.asynccontextmanager
+async def own_server() -> AsyncIterator[OwnServer]:
+    """A started :class:`OwnServer` in a fresh directory under the temporary directory
+    (the server's user must reach it), stopped and removed afterwards."""
+    server = OwnServer(Path(tempfile.mkdtemp(prefix="paizhuo-pg-own-")))
+    try:
+        await server.start()
+        yield server
+    finally:
+        await server.stop()

@@ -73,3 +73,12 @@ def test_a_matcher_module_marked_once_drives_no_nonebot() -> None:
     found = [f"{p.relative_to(ROOT)}: {m.group(0).strip()}" for p in whole
              for m in DRIVES_NONEBOT.finditer(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_the_lowest_pass_waits_for_the_editable_install_of_this_distribution() -> None:
+    """The second pass waits for the first pass's editable install (its ``.pth`` file,
+    named by setuptools after the distribution) before building: a glob naming another
+    distribution would wait for ever."""
+    name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    waits = re.findall(r"__editable__\.([\w*.-]+)\.pth", CI.read_text(encoding="utf-8"))
+    assert waits == [re.sub(r"[-.]+", "_", name).lower() + "*"], waits

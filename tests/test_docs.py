@@ -14,6 +14,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 START = ("python3 -m venv .venv && .venv/bin/pip install -e . && "
          "(test -f .env || cp .env.example .env) && .venv/bin/python bot.py")
+START_ONLY = ".venv/bin/python bot.py"
+"""The README's command that only starts the bot (installed already)."""
 TEST = ('python3 -m venv .venv && .venv/bin/pip install -e ".[test,postgres]" && '
         ".venv/bin/python -m pytest")
 
@@ -54,6 +56,7 @@ def test_readme_has_the_two_commands_verbatim() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert START in readme
     assert TEST in readme
+    assert START_ONLY in readme and START.endswith(START_ONLY)
 
 
 def test_ci_runs_the_readme_test_command() -> None:

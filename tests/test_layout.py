@@ -74,3 +74,34 @@ def test_the_engine_and_the_store_do_not_import_nonebot() -> None:
             found += [f"{p.relative_to(REPO)}: {m.group(0).strip()}"
                       for m in pattern.finditer(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_the_game_adapters_do_not_import_the_computer_turns() -> None:
+    """``games/`` (what each game says and does) never imports ``ai_turn`` (when and how a
+    computer decides): 困难's choice is an argument of the adapter's computer move, the
+    imports go one way (ai_turn → games), and no context variable carries a decision."""
+    games = REPO / "src" / "nonebot_plugin_paizhuo" / "games"
+    found = [p.name for p in games.rglob("*.py") if "ai_turn" in re.sub(
+        r'""".*?"""', "", p.read_text(encoding="utf-8"), flags=re.S)]
+    assert found == []
+    turn = (REPO / "src" / "nonebot_plugin_paizhuo" / "ai_turn.py").read_text(encoding="utf-8")
+    assert "ContextVar" not in turn and "from .games" in turn
+
+
+PROTOCOL_IMPORT = re.compile(r"^\s*(?:from|import)\s+nonebot\.adapters\.(onebot|milky|satori|qq)\b",
+                             re.M)
+
+
+def test_only_the_port_imports_a_protocols_types() -> None:
+    """The table, the games, the records, the sending and the commands speak to "a group",
+    "a person", "a private message" … (``port/``); a protocol's types are imported only in
+    its room (``port/<side>.py``) and, for OneBot's guarded adapter, in ``internals/``
+    (NoneBot's and the adapter's internals, in one place)."""
+    plugin = REPO / "src" / "nonebot_plugin_paizhuo"
+    allowed = {plugin / "port", plugin / "internals"}
+    found = [f"{p.relative_to(REPO)}: {m.group(0).strip()}" for p in plugin.rglob("*.py")
+             if not any(p.is_relative_to(a) for a in allowed)
+             for m in PROTOCOL_IMPORT.finditer(p.read_text(encoding="utf-8"))]
+    assert found == []
+    rooms = {p.stem for p in (plugin / "port").glob("*.py")}
+    assert {"onebot", "milky", "satori"} <= rooms

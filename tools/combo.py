@@ -1,10 +1,12 @@
 """A randomized, stateful run of the whole bot where its features meet.
 
-``python tools/combo.py --seed 1 --steps 400`` (``--pg URL`` adds a second process on a
-shared PostgreSQL database and moves the account between the two).
+``python tools/combo.py --seed 1 --steps 400 [--side milky]`` (``--pg URL`` adds a second
+process on a shared PostgreSQL database and moves the account between the two; OneBot
+only).
 
 It starts the real ``bot.py`` (:class:`~tools.onebot_sim.BotProcess`) and drives it through
-the OneBot v11 simulator over a real reverse WebSocket, as several groups of people would:
+a protocol side's simulator (``--side``: OneBot v11 over a real reverse WebSocket, or the
+Milky / Satori fake the bot dials through its real adapter), as several groups of people would:
 tables of every game opened, joined, filled with computer seats, played (with mistyped and
 out-of-turn moves among the real ones), 托管, private answers (明/暗, 还贡, 扣底), history
 (``/战绩`` ``/对局`` ``/对局 N`` ``/排行``), settings, help; and as an operator's world would:
@@ -13,8 +15,9 @@ restart, and (with ``--pg``) the account moving from one process to another.
 
 After every step it checks invariants (an :class:`Violation` names the first broken one):
 
-* every command is answered (a group post or a private message to the sender), within
-  :data:`ANSWER_TIMEOUT`, whatever media hang; a duplicated event changes nothing;
+* every command is answered (a group post or a private message to the sender, sent
+  successfully), within :data:`ANSWER_TIMEOUT`, whatever media hang; a duplicated event
+  changes nothing;
 * no group message shows hidden information: no private hand line, no undeclared spy
   named before the end, and a refused move's group text depends only on the typed text and
   the public table (the same probe at the same prompt always gets the same group text);
@@ -43,13 +46,15 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tools.milky_sim import MilkySim
 from tools.onebot_sim import BotProcess, ConnectionRejected, OneBotSim, Sent
 from tools.players import SimPlayer, hand_listener
+from tools.satori_sim import SatoriSim
+from tools.sim_base import ChatSim
 
 TOKEN = "combo"
 SUPERUSER = 7190
@@ -72,6 +77,8 @@ SETTINGS = ["/设置 抓特务 显示张数 1", "/设置 抓特务 出牌限时 
             "/设置 抓特务 图片桌面 开", "/设置", "/规则", "/规则 挖坑", "/规则 抓特务 显示张数",
             "/设置 挖坑 电脑难度 困难", "/设置 抓特务 电脑难度 困难", "/设置 手把一 电脑难度 困难",
             "/设置 抓特务 电脑难度 普通"]
+SIDES: dict[str, type[ChatSim]] = {"onebot": OneBotSim, "milky": MilkySim, "satori": SatoriSim}
+"""The protocol sides a run can drive the bot through."""
 FAULTS = frozenset({"duplicate", "media", "restart"})
 """The operator's faults a run injects (all by default)."""
 OTHER = ["/帮助", "/帮助 挖坑", "/战绩", "/排行", "/对局", "/对局 ፩", "/牌桌", "/手牌", "/提示",
@@ -141,7 +148,13 @@ class Combo:
     """One run: ``await Combo(tmp, seed).run(steps)``."""
 
     def __init__(self, tmp: Path, seed: int, *, pg_url: str | None = None,
-                 pictures: bool = True, faults: frozenset[str] = FAULTS) -> None:
+                 pictures: bool = True, faults: frozenset[str] = FAULTS,
+                 side: str = "onebot") -> None:
+        if pg_url and side != "onebot":
+            raise ValueError("two processes on one account: OneBot only (both would dial one side)")
+        self.side = side
+        self.last_said: tuple[int | str, int] | None = None
+        """The id and sender of the last message a person sent (for ``duplicate``)."""
         self.tmp = tmp
         self.seed = seed
         self.rng = random.Random(seed)
@@ -166,19 +179,23 @@ class Combo:
         env = {"PAIZHUO_DEAL_SEED": str(seed), "PAIZHUO_COMPUTER_DELAY": "0.02",
                "PAIZHUO_IMAGES": "1" if pictures else "0",
                # Commands are paced by the run itself; the send pacing stays the bot's.
-               "PAIZHUO_SEND_INTERVAL": "0.002"}
+               "PAIZHUO_SEND_INTERVAL": "0.002", **self.sim.bot_env(TOKEN)}
         self.bots = [BotProcess(tmp / "bot1.log", access_token=TOKEN, superusers=[SUPERUSER],
                                 database_url=url, env=env)]
         if pg_url:
             self.bots.append(BotProcess(tmp / "bot2.log", access_token=TOKEN,
                                         superusers=[SUPERUSER], database_url=url, env=env))
         self.serving = 0
-        self.media = {"hang": set(), "fail": set()}
 
     # ---- the world -------------------------------------------------------------------
 
-    def _world(self) -> OneBotSim:
-        sim = OneBotSim(self_id=10077)
+    @property
+    def media(self) -> dict[str, set[tuple[str, int]]]:
+        """The chats whose pictures and merged forwards hang or fail (the side's knobs)."""
+        return {"hang": self.sim.hang_media_to, "fail": self.sim.fail_media_to}
+
+    def _world(self) -> ChatSim:
+        sim = SIDES[self.side](self_id=10077)
         for g in GROUPS:
             sim.add_member(g, SUPERUSER, "管理", role="admin")
             for u, name in USERS.items():
@@ -188,35 +205,6 @@ class Combo:
         sim.add_friend(SUPERUSER, "管理")
         sim.listeners.append(hand_listener(list(self.players.values()), sim))
         sim.listeners.append(self._observe)
-        send_group, send_private = sim._handlers["send_group_msg"], sim._handlers["send_private_msg"]
-
-        def media_wrapped(send, kind):
-            async def handler(params: dict[str, Any]) -> Any:
-                target = int(params.get("group_id") or params.get("user_id") or 0)
-                if "[CQ:image" in str(params.get("message")) or _has_image(params.get("message")):
-                    if (kind, target) in self.media["hang"]:
-                        await asyncio.get_running_loop().create_future()
-                    if (kind, target) in self.media["fail"]:
-                        raise _fail()
-                return await send(params)
-            return handler
-
-        def forward_wrapped(send, kind):
-            async def handler(params: dict[str, Any]) -> Any:
-                target = int(params.get("group_id") or params.get("user_id") or 0)
-                if (kind, target) in self.media["hang"]:
-                    await asyncio.get_running_loop().create_future()
-                if (kind, target) in self.media["fail"]:
-                    raise _fail()
-                return await send(params)
-            return handler
-
-        sim.register_action("send_group_msg", media_wrapped(send_group, "group"))
-        sim.register_action("send_private_msg", media_wrapped(send_private, "private"))
-        sim.register_action("send_group_forward_msg",
-                            forward_wrapped(sim._handlers["send_group_forward_msg"], "group"))
-        sim.register_action("send_private_forward_msg",
-                            forward_wrapped(sim._handlers["send_private_forward_msg"], "private"))
         return sim
 
     def _observe(self, sent: Sent) -> None:
@@ -291,13 +279,14 @@ class Combo:
         self.report.commands += 1
         mark = self.sim.mark()
         if group_id is None:
-            await self.sim.private_message(user, text)
+            said = await self.sim.private_message(user, text)
         else:
-            await self.sim.group_message(group_id, user, text)
+            said = await self.sim.group_message(group_id, user, text)
+        self.last_said = (said, user)
         if answered:
             def answer(s: Sent) -> bool:
-                return (s.kind == "group" and s.target == group_id) or (
-                    s.kind == "private" and s.target == user)
+                return s.ok and ((s.kind == "group" and s.target == group_id) or (
+                    s.kind == "private" and s.target == user))
             try:
                 await self.sim.wait_for(answer, timeout=ANSWER_TIMEOUT, since=mark)
             except TimeoutError:
@@ -448,21 +437,20 @@ class Combo:
                        f"{seen!r} another time: the group learns something of the hand")
 
     async def duplicate(self) -> None:
-        """Deliver the last player event again (same message_id): nothing may change."""
-        events = [e for e in self.sim.events if e.get("post_type") == "message"]
-        if not events or not self.sim.connected:
+        """Deliver the last person's message again (same id, as a side does after a
+        reconnect): nothing may change."""
+        if self.last_said is None or not self.sim.connected:
             return
         self.report.duplicates += 1
-        event = events[-1]
+        said, user = self.last_said
         await self._idle()
         mark = self.sim.mark()
-        await self.sim.post_event(event)
+        await self.sim.resend(said)
         await self._idle()
-        user = event["user_id"]
         echoed = [s for s in self.sim.sent_since(mark)
                   if (s.kind == "private" and s.target == user) or user in s.at]
         if echoed:
-            self._fail(f"a duplicated event ({event.get('raw_message')!r}) was applied again: "
+            self._fail(f"a duplicated message ({said!r} of {user}) was applied again: "
                        f"{echoed[0].text!r}")
 
     async def media_fault(self, g: int) -> None:
@@ -470,8 +458,8 @@ class Combo:
         self.report.media_faults += 1
         key = ("group", g)
         choice = self.rng.choice(["hang", "fail", "heal"])
-        self.media["hang"].discard(key)
-        self.media["fail"].discard(key)
+        self.sim.hang_media_to.discard(key)
+        self.sim.fail_media_to.discard(key)
         if choice != "heal":
             self.media[choice].add(key)
 
@@ -570,7 +558,8 @@ class Combo:
             for state in self.groups.values():
                 if state.game is not None:
                     state.game = state.game  # tables stay open; their records are checked
-            self.media = {"hang": set(), "fail": set()}
+            self.sim.hang_media_to.clear()
+            self.sim.fail_media_to.clear()
             await self._idle()
             await self.check_records()
             end = _proc_status(self.bot.pid)
@@ -587,19 +576,9 @@ class Combo:
                                f"memory {base[2]}→{end[2]} KiB")
             return self.report
         finally:
-            await self.sim.close()
+            await (self.sim.stop() if hasattr(self.sim, "stop") else self.sim.close())
             for bot in self.bots:
                 await bot.stop()
-
-
-def _has_image(message: Any) -> bool:
-    return isinstance(message, list) and any(
-        isinstance(seg, dict) and seg.get("type") == "image" for seg in message)
-
-
-def _fail() -> Exception:
-    from tools.onebot_sim import RETCODE_FAILED, _ActionError
-    return _ActionError(RETCODE_FAILED, "simulated media failure")
 
 
 async def _blank_schema(url: str) -> None:
@@ -625,6 +604,8 @@ def main() -> int:
     parser.add_argument("--without", default="", help="faults left out, e.g. duplicate,media")
     parser.add_argument("--pg", default=os.environ.get("PAIZHUO_TEST_PG_URL"),
                         help="PostgreSQL URL: two processes share it and the account moves")
+    parser.add_argument("--side", choices=sorted(SIDES), default="onebot",
+                        help="the protocol side the bot is driven through")
     ns = parser.parse_args()
     failures = 0
     for seed in range(ns.seed, ns.seed + ns.seeds):
@@ -632,8 +613,10 @@ def main() -> int:
             if ns.pg:
                 asyncio.run(_blank_schema(ns.pg))
             try:
-                report = asyncio.run(Combo(Path(tmp), seed, pg_url=ns.pg or None,
-                                              faults=FAULTS - set(ns.without.split(","))).run(ns.steps))
+                pg = ns.pg if ns.side == "onebot" else None
+                report = asyncio.run(Combo(Path(tmp), seed, pg_url=pg or None,
+                                              faults=FAULTS - set(ns.without.split(",")),
+                                              side=ns.side).run(ns.steps))
             except Violation as err:
                 failures += 1
                 print(f"seed {seed}: VIOLATION {err}")

@@ -285,7 +285,7 @@ class Session:
     def _on_sent(self, sent: Sent) -> None:
         if sent.kind == "private" and sent.target in self.by_id and sent.ok:
             self.by_id[sent.target].learn(sent)
-            if "请还给" in sent.text or "请选择，私聊回复" in sent.text:
+            if "请还给" in sent.text or "请选择，私聊回复" in sent.text or "没有明/暗可选" in sent.text:
                 self.questions[sent.target] = sent
         if sent.kind == "group" and "开局！" in sent.text:
             self.questions.clear()
@@ -385,13 +385,17 @@ class Session:
             return Action("answer", p, p.respond(q) or "", private=True,
                           name=st["seats"][ex["receiver"]][1])
         if eng["phase"] == "declare":
+            answered = eng.get("answered") or [False] * self.size
             seat = next(s for s in range(self.size)
-                        if eng["roles"][s] == "spy" and eng["declared"][s] is None)
+                        if (eng["roles"][s] == "spy" and eng["declared"][s] is None)
+                        or (eng.get("everyone_answers") and not answered[s]))
             p = by_seat[seat]
             q = self.questions.get(p.user_id)
-            if q is None or "请选择，私聊回复" not in q.text:
+            spy = eng["roles"][seat] == "spy"
+            if q is None or ("请选择，私聊回复" if spy else "没有明/暗可选") not in q.text:
                 return Action("hand", p, "/手牌", private=True)
-            return Action("answer", p, p.declare, private=True, name=st["seats"][seat][1])
+            return Action("answer", p, p.declare if spy else "暗", private=True,
+                          name=st["seats"][seat][1])
         seat = eng["turn"]
         p = by_seat[seat]
         if sorted(p.hand) != hand_ranks(eng, seat):
@@ -726,7 +730,7 @@ class Session:
             if eng["phase"] == "tribute":
                 ok = "等待还贡" in text
             elif eng["phase"] == "declare":
-                ok = "等待特务选择明/暗" in text
+                ok = "等待各位私聊回复 明 / 明牌 / 暗" in text
             else:
                 turn_uid = int(st["seats"][eng["turn"]][0])
                 ok = "轮到 @" in text and reply.at == [turn_uid]

@@ -44,7 +44,7 @@ import urllib.error
 import urllib.request
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, ClassVar, Literal
@@ -52,6 +52,8 @@ from typing import IO, Any, ClassVar, Literal
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from tools.sim_base import ApiCall, ChatSim, Member, Sent
 
 __all__ = [
     "ApiCall",
@@ -92,9 +94,6 @@ RETCODE_UNKNOWN_ACTION = 1404
 
 Segment = dict[str, Any]
 """One OneBot message segment: ``{"type": str, "data": dict}``."""
-
-Role = Literal["owner", "admin", "member"]
-
 
 # --------------------------------------------------------------------------------------
 # Message helpers (CQ codes, segments, rendering)
@@ -241,50 +240,12 @@ def render_text(
 
 
 # --------------------------------------------------------------------------------------
-# Records
+# Errors
 # --------------------------------------------------------------------------------------
 
 
-@dataclass
-class Member:
-    """A member of a simulated group."""
-
-    user_id: int
-    nickname: str
-    card: str = ""
-    role: Role = "member"
-
-
-@dataclass
-class Sent:
-    """One message the bot tried to send (successfully or not)."""
-
-    kind: Literal["group", "private"]
-    target: int
-    segments: list[Segment]
-    text: str
-    at: list[int]
-    time: float
-    ok: bool
-    message_id: int | None = None
-    forward: bool = False
-    """Sent as a merged-forward message (合并转发); ``text`` joins its nodes by lines."""
-
-    def __str__(self) -> str:
-        """Human-readable one-liner, e.g. ``[group 100] 开局了``."""
-        flag = "" if self.ok else " FAILED"
-        return f"[{self.kind} {self.target}{flag}] {self.text}"
-
-
-@dataclass
-class ApiCall:
-    """One API call the bot made (``action`` + ``params``) and how it was answered."""
-
-    action: str
-    params: dict[str, Any]
-    time: float
-    status: str = ""
-    retcode: int = 0
+_VIA: ContextVar[str] = ContextVar("onebot_sim_via", default="")
+"""The URL of the connection whose API call is being answered."""
 
 
 class ConnectionRejected(ConnectionError):
@@ -313,7 +274,7 @@ class _ActionError(Exception):
 ActionHandler = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
-class OneBotSim:
+class OneBotSim(ChatSim):
     """One simulated QQ account connected to the bot over reverse WebSocket.
 
     Message ids count from 1 per simulator; one that connects goes on after the highest
@@ -332,8 +293,18 @@ class OneBotSim:
       much later (a slow implementation), e.g. ``{"get_friend_list": 1.0}``.
     * ``hang_media`` – pictures (a message with an ``image`` segment) and merged-forward
       messages are never answered, to anyone (a hung upload); plain text goes through.
+      ``hang_media_to`` / ``fail_media_to`` – the same (or a ``failed`` answer) for the
+      ``(kind, target)`` pairs listed.
     * ``forward_supported`` – ``send_group_forward_msg`` / ``send_private_forward_msg``
       are implemented (as by NapCat; default) or answer retcode 1404 (unknown action).
+
+    The world, the observations and the waits are :class:`~tools.sim_base.ChatSim`'s, the
+    same on every simulated side.
+
+    One account may be connected to several bots at once (NapCat's several “WebSocket
+    clients”: :meth:`connect_also`): every event goes to each open connection, each bot's
+    calls are answered on its own connection and its messages are recorded with its URL
+    (``Sent.via``).
 
     API calls are answered concurrently, like a real implementation: a hung call does not
     hold up the answers to other calls.
@@ -357,32 +328,16 @@ class OneBotSim:
         ``api_delay`` (seconds) is slept before answering each API call, to mimic a
         real implementation's latency.
         """
-        self.self_id = self_id
-        self.nickname = nickname
-        self.api_delay = api_delay
-        self.friends: set[int] = set()
-        self.groups: dict[int, dict[int, Member]] = {}
-        self.group_names: dict[int, str] = {}
-        self.nicknames: dict[int, str] = {}
-        self.fail_private: set[int] = set()
-        self.fail_group: set[int] = set()
-        self.hang_private: set[int] = set()
-        self.hang_group: set[int] = set()
-        self.hung: list[tuple[str, int, float]] = []
-        self.forward_supported = True
-        self.action_delays: dict[str, float] = {}
-        self.hang_media = False
+        super().__init__(self_id, nickname, api_delay=api_delay)
         self._answering: set[asyncio.Task[None]] = set()
-        self.sent: list[Sent] = []
-        self.calls: list[ApiCall] = []
         self.events: list[dict[str, Any]] = []
         self.messages: dict[int, dict[str, Any]] = {}
         self.deleted: list[int] = []
-        self.listeners: list[Callable[[Sent], None]] = []
-        self.close_code: int | None = None
         self._next_message_id = 1
-        self._cond = asyncio.Condition()
         self._ws: ClientConnection | None = None
+        self._url = ""
+        self._also: dict[str, ClientConnection] = {}
+        self._also_tasks: set[asyncio.Task[None]] = set()
         self._recv_task: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self._closed.set()
@@ -406,51 +361,6 @@ class OneBotSim:
             "can_send_image": self._act_yes,
             "can_send_record": self._act_yes,
         }
-
-    # ---- world setup ------------------------------------------------------------------
-
-    def add_group(
-        self, group_id: int, name: str | None = None, members: Iterable[Member] = ()
-    ) -> dict[int, Member]:
-        """Ensure the bot is in ``group_id`` (optionally named) and add ``members``."""
-        group = self.groups.setdefault(group_id, {})
-        if name is not None:
-            self.group_names[group_id] = name
-        for member in members:
-            group[member.user_id] = member
-        return group
-
-    def add_member(
-        self,
-        group_id: int,
-        user_id: int,
-        nickname: str | None = None,
-        card: str = "",
-        role: Role = "member",
-    ) -> Member:
-        """Add (or replace) a member of ``group_id``, creating the group if needed."""
-        member = Member(user_id, nickname or self.nickname_of(user_id), card, role)
-        self.add_group(group_id)[user_id] = member
-        return member
-
-    def add_friend(self, user_id: int, nickname: str | None = None) -> None:
-        """Make ``user_id`` a friend of the bot account."""
-        self.friends.add(user_id)
-        if nickname is not None:
-            self.nicknames[user_id] = nickname
-
-    def nickname_of(self, user_id: int, group_id: int | None = None) -> str:
-        """Best known nickname of ``user_id`` (group member → nicknames → any group)."""
-        if user_id == self.self_id:
-            return self.nickname
-        if group_id is not None and (m := self.groups.get(group_id, {}).get(user_id)):
-            return m.nickname
-        if user_id in self.nicknames:
-            return self.nicknames[user_id]
-        for members in self.groups.values():
-            if user_id in members:
-                return members[user_id].nickname
-        return f"用户{user_id}"
 
     # ---- connection -------------------------------------------------------------------
 
@@ -503,21 +413,51 @@ class OneBotSim:
                     raise
                 await asyncio.sleep(0.2)
         self._ws = ws
+        self._url = url
         self.close_code = None
         self._closed.clear()
-        self._recv_task = asyncio.create_task(self._recv_loop(ws), name="onebot-sim-recv")
-        await self.post_event(
-            {
-                "time": int(time.time()),
-                "self_id": self.self_id,
-                "post_type": "meta_event",
-                "meta_event_type": "lifecycle",
-                "sub_type": "connect",
-            }
-        )
+        self._recv_task = asyncio.create_task(self._recv_loop(ws, url), name="onebot-sim-recv")
+        event = self._lifecycle()
+        self.events.append(event)
+        await ws.send(json.dumps(event))
+
+    def _lifecycle(self) -> dict[str, Any]:
+        return {"time": int(time.time()), "self_id": self.self_id, "post_type": "meta_event",
+                "meta_event_type": "lifecycle", "sub_type": "connect"}
+
+    async def connect_also(self, url: str, access_token: str | None = None) -> None:
+        """Connect this account to one more bot (another process) at ``url``, beside the
+        connection :meth:`connect` made: from now on every event goes to both, as
+        NapCat does for an account with several reverse WebSocket clients. Raises
+        :class:`ConnectionRejected` when that bot refuses the account (tried once)."""
+        headers = {"X-Self-ID": str(self.self_id), "X-Client-Role": "Universal"}
+        if access_token:
+            headers["Authorization"] = f"Bearer {access_token}"
+        try:
+            ws = await ws_connect(url, additional_headers=headers, open_timeout=10, max_size=None,
+                                  user_agent_header=f"NapCat/{NAPCAT_VERSION}")
+        except InvalidStatus as exc:
+            body = exc.response.body.decode("utf-8", "replace") if exc.response.body else ""
+            raise ConnectionRejected(exc.response.status_code, body) from None
+        self._also[url] = ws
+        task = asyncio.create_task(self._recv_loop(ws, url), name="onebot-sim-recv-also")
+        self._also_tasks.add(task)
+        task.add_done_callback(self._also_tasks.discard)
+        await ws.send(json.dumps(self._lifecycle()))
+
+    def connected_to(self, url: str) -> bool:
+        """Whether this account is connected to the bot at ``url`` now (either way)."""
+        if url == self._url and self.connected:
+            return True
+        return url in self._also
 
     async def close(self) -> None:
-        """Close the WebSocket (if open) and stop the receive loop."""
+        """Close the WebSocket (if open) and stop the receive loop; and every connection
+        :meth:`connect_also` made."""
+        for also in list(self._also.values()):
+            with contextlib.suppress(Exception):
+                await also.close()
+        self._also.clear()
         ws, task = self._ws, self._recv_task
         if ws is not None:
             with contextlib.suppress(Exception):
@@ -534,20 +474,7 @@ class OneBotSim:
         await asyncio.wait_for(self._closed.wait(), timeout)
         return self.close_code
 
-    async def __aenter__(self) -> OneBotSim:
-        """Return self (call :meth:`connect` yourself)."""
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the connection."""
-        await self.close()
-
-    async def _recv_loop(self, ws: ClientConnection) -> None:
+    async def _recv_loop(self, ws: ClientConnection, url: str = "") -> None:
         """Answer every API frame until the connection closes."""
         try:
             async for raw in ws:
@@ -557,12 +484,15 @@ class OneBotSim:
                     continue
                 if not isinstance(frame, dict) or "action" not in frame:
                     continue
+                _VIA.set(url)
                 task = asyncio.create_task(self._answer(ws, frame))
                 self._answering.add(task)
                 task.add_done_callback(self._answering.discard)
         except ConnectionClosed:
             pass
         finally:
+            if self._also.get(url) is ws:
+                del self._also[url]
             if self._ws is ws:  # a late end of an old connection must not close the new one
                 for task in list(self._answering):
                     task.cancel()
@@ -582,11 +512,19 @@ class OneBotSim:
             await ws.send(json.dumps(response, ensure_ascii=False))
 
     async def post_event(self, event: dict[str, Any]) -> None:
-        """Send an arbitrary event dict to the bot (recorded in ``events``)."""
-        if self._ws is None or self._closed.is_set():
+        """Send an arbitrary event dict to the bot (recorded in ``events``): to every bot
+        the account is connected to (:meth:`connect_also`)."""
+        connections = [*([self._ws] if self.connected else []), *self._also.values()]
+        if not connections:
             raise ConnectionError("simulator is not connected to the bot")
         self.events.append(event)
-        await self._ws.send(json.dumps(event, ensure_ascii=False))
+        frame = json.dumps(event, ensure_ascii=False)
+        for ws in connections:
+            if ws is self._ws:
+                await ws.send(frame)
+                continue
+            with contextlib.suppress(ConnectionClosed):  # another bot gone: the next one
+                await ws.send(frame)
 
     async def send_raw(self, frame: str | bytes) -> None:
         """Send one raw WebSocket frame (text for ``str``, binary for ``bytes``) as is,
@@ -701,124 +639,6 @@ class OneBotSim:
         await self.post_event(event)
         return int(event["message_id"])
 
-    # ---- observing the bot ------------------------------------------------------------
-
-    def mark(self) -> int:
-        """Current ``len(self.sent)``: pass as ``since`` to only see later messages."""
-        return len(self.sent)
-
-    def sent_since(self, since: int = 0) -> list[Sent]:
-        """Messages recorded at index ≥ ``since``."""
-        return self.sent[since:]
-
-    async def wait_for(
-        self,
-        pred: Callable[[Sent], bool],
-        timeout: float = 10.0,
-        since: int | None = None,
-    ) -> Sent:
-        """Return the first :class:`Sent` at index ≥ ``since`` (default 0) matching ``pred``.
-
-        Already-recorded messages count, so take ``since = sim.mark()`` *before* posting
-        the triggering event. Raises ``TimeoutError`` listing the last few messages.
-        """
-        start = 0 if since is None else since
-
-        async def _scan() -> Sent:
-            index = start
-            async with self._cond:
-                while True:
-                    while index < len(self.sent):
-                        item = self.sent[index]
-                        index += 1
-                        if pred(item):
-                            return item
-                    await self._cond.wait()
-
-        try:
-            return await asyncio.wait_for(_scan(), timeout)
-        except TimeoutError:
-            raise TimeoutError(self._timeout_text("message", timeout, start)) from None
-
-    async def wait_for_text(
-        self,
-        substring: str,
-        *,
-        kind: Literal["group", "private"] | None = None,
-        target: int | None = None,
-        timeout: float = 10.0,
-        since: int | None = None,
-    ) -> Sent:
-        """:meth:`wait_for` a successful message containing ``substring`` (optionally filtered)."""
-
-        def pred(s: Sent) -> bool:
-            return (
-                s.ok
-                and substring in s.text
-                and (kind is None or s.kind == kind)
-                and (target is None or s.target == target)
-            )
-
-        return await self.wait_for(pred, timeout=timeout, since=since)
-
-    async def wait_for_call(self, action: str, timeout: float = 10.0, since: int = 0) -> ApiCall:
-        """Return the first API call named ``action`` at ``calls`` index ≥ ``since``."""
-
-        async def _scan() -> ApiCall:
-            index = since
-            async with self._cond:
-                while True:
-                    while index < len(self.calls):
-                        call = self.calls[index]
-                        index += 1
-                        if call.action == action:
-                            return call
-                    await self._cond.wait()
-
-        try:
-            return await asyncio.wait_for(_scan(), timeout)
-        except TimeoutError:
-            seen = ", ".join(c.action for c in self.calls[since:][-10:]) or "none"
-            raise TimeoutError(
-                f"no {action!r} API call within {timeout}s (calls since {since}: {seen})"
-            ) from None
-
-    async def wait_idle(self, quiet: float = 0.5, timeout: float = 10.0) -> None:
-        """Wait until the bot has sent nothing for ``quiet`` seconds (≤ ``timeout``)."""
-        deadline = time.monotonic() + timeout
-
-        async def _changed(seen: int) -> None:
-            async with self._cond:
-                await self._cond.wait_for(lambda: len(self.sent) != seen)
-
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(f"bot still sending after {timeout}s")
-            try:
-                await asyncio.wait_for(_changed(len(self.sent)), min(quiet, remaining))
-            except TimeoutError:
-                if quiet <= remaining:
-                    return
-                raise TimeoutError(f"bot still sending after {timeout}s") from None
-
-    def _timeout_text(self, what: str, timeout: float, since: int) -> str:
-        first = max(since, len(self.sent) - 8)
-        lines = "\n".join(f"  #{i}: {self.sent[i]}" for i in range(first, len(self.sent)))
-        state = "" if self.connected else f" (connection closed, code {self.close_code})"
-        return (
-            f"no matching {what} within {timeout}s{state}; "
-            f"{max(0, len(self.sent) - since)} message(s) since #{since}"
-            + (f", last ones:\n{lines}" if lines else "")
-        )
-
-    async def _record(self, sent: Sent) -> None:
-        async with self._cond:
-            self.sent.append(sent)
-            self._cond.notify_all()
-        for listener in list(self.listeners):
-            listener(sent)
-
     # ---- API handling -----------------------------------------------------------------
 
     def register_action(self, action: str, handler: ActionHandler) -> None:
@@ -855,23 +675,18 @@ class OneBotSim:
         segments = normalize_message(
             params.get("message"), cq=not _truthy(params.get("auto_escape"))
         )
-        hung = self.hang_group if kind == "group" else self.hang_private
         media = forward or any(seg.get("type") == "image" for seg in segments)
-        if target in hung or (media and self.hang_media):
-            self.hung.append((kind, target, time.time()))
-            await asyncio.get_running_loop().create_future()  # never answered
+        reason = await self._fault(kind, target, media=media)  # a hung chat never returns
         group_ctx = target if kind == "group" else None
         text, at_ids = render_text(segments, lambda uid: self.nickname_of(uid, group_ctx))
         error = ""
         if not segments:
             error = "消息体无法解析, 请检查是否发送了不支持的消息类型"
-        elif kind == "private" and target in self.fail_private:
-            error = f"发送私聊消息失败 (simulated failure for {target})"
-        elif kind == "group" and (target in self.fail_group or target not in self.groups):
-            error = f"发送群消息失败 (bot is not in group {target} or simulated failure)"
+        elif reason:
+            error = ("发送群消息失败" if kind == "group" else "发送私聊消息失败") + f" ({reason})"
         mid = None if error else self._new_message_id()
         await self._record(Sent(kind, target, segments, text, at_ids, time.time(), not error, mid,
-                                forward))
+                                forward, via=_VIA.get()))
         if error:
             raise _ActionError(RETCODE_FAILED, error)
         assert mid is not None
@@ -1175,7 +990,7 @@ class BotProcess:
         database_url: str | None = None,
         log_level: str = "INFO",
         port: int | None = None,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         root: str | os.PathLike[str] | None = None,
         startup_timeout: float = 30.0,
         script: str = "bot.py",
@@ -1190,7 +1005,8 @@ class BotProcess:
         load benchmark runs ``bench/echo_bot.py``, the bot with NoneBot's echo command).
 
         ``log_path`` receives stdout+stderr (appended across restarts). ``env`` adds or
-        overrides environment variables after the standard ones. The port is fixed for
+        overrides environment variables after the standard ones (a value ``None`` removes
+        the variable: the bot's own default applies). The port is fixed for
         the object's lifetime, so :meth:`start` after :meth:`stop`/:meth:`kill` restarts
         the bot on the same URL.
         """
@@ -1262,12 +1078,15 @@ class BotProcess:
                 # Texts, not pictures: runs read what the bot says (env={"PAIZHUO_IMAGES":
                 # "true"} turns the pictures on).
                 "PAIZHUO_IMAGES": "false",
+                # The log is ``log_path`` (stdout): no log file of bot.py's own beside it
+                # (env={"PAIZHUO_LOG_FILE": path} turns it on).
+                "PAIZHUO_LOG_FILE": "",
             }
         )
         if self.database_url is not None:
             env["PAIZHUO_DATABASE_URL"] = self.database_url
         env.update(self.extra_env)
-        return env
+        return {key: value for key, value in env.items() if value is not None}
 
     def log_text(self) -> str:
         """Everything the bot has logged so far."""

@@ -2,6 +2,8 @@
 # A throw-away PostgreSQL server for the tests, on a free loopback port.
 #
 #   eval "$(tools/pg_test_server.sh start DIR)"   # prints: export PAIZHUO_TEST_PG_URL=...
+#   tools/pg_test_server.sh down DIR              # stops the server (fast: sessions ended), keeps it
+#   tools/pg_test_server.sh up DIR                # starts it again, same port and data
 #   tools/pg_test_server.sh stop DIR
 #
 # DIR is created (a fresh temporary directory is best); the cluster, its log and its unix
@@ -41,7 +43,7 @@ free_port() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|down|up|stop DIR" >&2; exit 2; }
 
 case "$cmd" in
 start)
@@ -72,6 +74,17 @@ start)
     echo "$port" >"$dir/port"
     echo "export PAIZHUO_TEST_PG_URL=postgresql+asyncpg://paizhuo@127.0.0.1:$port/postgres"
     ;;
+down)
+    bindir=$(find_bindir)
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
+    ;;
+up)
+    bindir=$(find_bindir)
+    port=$(cat "$dir/port")
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+        -o "-h 127.0.0.1 -p $port -k $dir -F -c max_connections=60" start >/dev/null \
+        || { cat "$dir/server.log" >&2; exit 1; }
+    ;;
 stop)
     bindir=$(find_bindir) || exit 0
     if [ -d "$dir/data" ]; then
@@ -80,7 +93,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2
+    echo "usage: $0 start|down|up|stop DIR" >&2
     exit 2
     ;;
 esac

@@ -1,4 +1,6 @@
-"""Simulated players for a table, driven only by what the bot says over OneBot v11.
+"""Simulated players for a table, driven only by what the bot says, on any simulated side
+(``tools/onebot_sim.py``, ``tools/milky_sim.py``, ``tools/satori_sim.py``: the players use
+only the interface of :class:`~tools.sim_base.ChatSim`).
 
 Each :class:`SimPlayer` learns its hand from the bot's private messages and acts when a
 group message @-mentions it with ``轮到``. The strategy is simple and needs no project
@@ -15,7 +17,7 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 
-from tools.onebot_sim import OneBotSim, Sent
+from tools.sim_base import ChatSim, Sent
 
 RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "小王", "大王"]
 CARD_RE = re.compile(r"(?:[♠♥♣♦](10|[3-9JQKA2]))|(小王|大王)")
@@ -62,9 +64,12 @@ class SimPlayer:
 
     def respond(self, sent: Sent) -> str | None:
         """The private answer to a question from the bot, if it asks one: ``明``/``明牌``
-        /``暗`` when asked to declare, ``还 <lowest cards>`` when asked to return tribute."""
+        /``暗`` when asked to declare (a civilian ``暗``), ``还 <lowest cards>`` when asked
+        to return tribute."""
         if "请选择，私聊回复" in sent.text:
             return self.declare
+        if "没有明/暗可选" in sent.text:
+            return "暗"
         if "请扣 4 张牌" in sent.text:
             return "扣 " + "".join(RANKS[r] for r in self.hand[:4])
         m = re.search(r"请还给 \S+ (\d+) 张牌", sent.text)
@@ -122,7 +127,7 @@ class SimPlayer:
             self.bombs = False
 
 
-async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
+async def play_table(sim: ChatSim, group_id: int, players: list[SimPlayer],
                      game_args: str = "抓特务 三人", *, timeout: float = 120.0,
                      max_moves: int = 2000, stop_after: int | None = None) -> Sent | None:
     """Open a table with ``players[0]``, seat the rest and play until the bot posts the end
@@ -142,7 +147,7 @@ async def play_table(sim: OneBotSim, group_id: int, players: list[SimPlayer],
                                 max_moves=max_moves, stop_after=stop_after)
 
 
-async def next_game(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
+async def next_game(sim: ChatSim, group_id: int, players: list[SimPlayer], *,
                     timeout: float = 120.0) -> Sent | None:
     """Every player sends ``/继续``; the next game (with tribute and declaring) is played
     to its end, which is returned."""
@@ -157,7 +162,7 @@ async def next_game(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
 _attached: dict[int, set[int]] = {}
 
 
-def attach(sim: OneBotSim, players: list[SimPlayer]) -> None:
+def attach(sim: ChatSim, players: list[SimPlayer]) -> None:
     """Feed ``players`` their private messages from ``sim`` and let them answer the bot's
     private questions, from now on (once per simulator and player)."""
     seen = _attached.setdefault(id(sim), set())
@@ -167,12 +172,18 @@ def attach(sim: OneBotSim, players: list[SimPlayer]) -> None:
         seen.update(p.user_id for p in new)
 
 
-def hand_listener(players: list[SimPlayer], sim: OneBotSim | None = None):
+def hand_listener(players: list[SimPlayer], sim: ChatSim | None = None):
     """A simulator listener that feeds each player the private messages sent to them and,
-    with ``sim``, sends their private answers to the bot's questions."""
+    with ``sim``, sends their private answers to the bot's questions. A player the group
+    is told has gone out (``<名字> 出完了``) holds nothing (the bot sends no private
+    message for it)."""
     by_id = {p.user_id: p for p in players}
 
     def on_sent(sent: Sent) -> None:
+        if sent.kind == "group" and sent.ok and "出完了" in sent.text:
+            for p in players:
+                if re.search(rf"^{re.escape(p.name)} 出完了", sent.text, re.M):
+                    p.hand = []
         if sent.kind == "private" and sent.target in by_id and sent.ok:
             player = by_id[sent.target]
             player.learn(sent)
@@ -189,12 +200,17 @@ def hand_listener(players: list[SimPlayer], sim: OneBotSim | None = None):
 _pending: set[asyncio.Task] = set()
 
 
-async def continue_table(sim: OneBotSim, group_id: int, players: list[SimPlayer], *,
+async def continue_table(sim: ChatSim, group_id: int, players: list[SimPlayer], *,
                          since: int = 0, timeout: float = 120.0, max_moves: int = 2000,
                          stop_after: int | None = None) -> Sent | None:
     """Play on from the first ``轮到`` prompt at or after ``since`` until the end message."""
     attach(sim, players)
     return await _play_on(sim, group_id, players, since, timeout, max_moves, stop_after)
+
+
+def hand_to(user_id: int):
+    """A check of a sent message: the hand sent privately to ``user_id``."""
+    return lambda s: s.kind == "private" and s.target == user_id and s.ok and "你的手牌" in s.text
 
 
 def is_prompt(sent: Sent) -> bool:
@@ -203,7 +219,7 @@ def is_prompt(sent: Sent) -> bool:
     return sent.kind == "group" and "轮到 @" in sent.text
 
 
-async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], since: int,
+async def _play_on(sim: ChatSim, group_id: int, players: list[SimPlayer], since: int,
                    timeout: float, max_moves: int, stop_after: int | None) -> Sent | None:
     by_id = {p.user_id: p for p in players}
     moves = 0
@@ -231,6 +247,11 @@ async def _play_on(sim: OneBotSim, group_id: int, players: list[SimPlayer], sinc
         player = by_id[next(u for u in sent.at if u in by_id)]
         await asyncio.sleep(0)  # let the private hand message land first
         await sim.wait_idle(quiet=0.05, timeout=timeout)
+        if not player.hand:  # prompted with nothing known in hand: the hand is on its way
+            # (sent beside the prompt, it can land a little later, e.g. when the bot's
+            # process pauses for a full garbage collection between the two sends)
+            await sim.wait_for(hand_to(player.user_id), since=sim.sent.index(sent),
+                               timeout=timeout)
         for command in player.candidates(sent.text):
             mark = sim.mark()
             await sim.group_message(group_id, player.user_id, command)

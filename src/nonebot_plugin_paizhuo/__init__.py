@@ -1,5 +1,5 @@
 """牌桌: three climbing card games — 抓特务, 挖坑 and 手把一 — played in QQ groups over
-OneBot v11. Players open a table in a group, sit down (or seat computer players), get
+OneBot v11, Milky or Satori (one room per side behind the platform port, ``port/``). Players open a table in a group, sit down (or seat computer players), get
 their hands and answer hidden questions by private message, and play in the group; the
 bot keeps time, plays for players who time out or are in 托管, records every finished
 game (/战绩, /排行, /对局 replays) and lets each group set its rules (/规则, /设置).
@@ -20,36 +20,46 @@ game) → ``tables.py`` (the live tables and their saving to ``db``) and ``messa
 from __future__ import annotations
 
 from nonebot import get_driver, logger
-from nonebot.adapters import Bot as AnyBot
-from nonebot.adapters import Event
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot, Event
 from nonebot.exception import IgnoredException
 from nonebot.matcher import current_bot, current_event, current_matcher
 from nonebot.message import event_preprocessor, run_preprocessor
 from nonebot.plugin import PluginMetadata
 from nonebot.typing import T_State
 
-from paizhuo_db.store import Store
+from paizhuo_db.store import AccountLost, Store
 
-from . import accounts, guard, matchers, messaging  # noqa: F401  (registers the matchers)
+from . import logfile
+
+logfile.start()  # first: the plugin's own start-up lines go to the file too
+
+from . import accounts, guard, matchers, messaging, storage  # noqa: F401  (registers the matchers)
 from .actions import announce, deadlines, turns  # noqa: F401  (turns: what a due timer does)
 from .config import Config, plugin_config, warn_old_names
 from .internals import dispatch
 from .matchers import namespace
+from .port import account_of, room_of
 from .tables import REGISTRY
+from .version import __version__
 
 __plugin_meta__ = PluginMetadata(
     name="牌桌",
     description="在 QQ 群里玩抓特务、挖坑、手把一（爬坡类扑克牌游戏），可加电脑玩家",
     usage=namespace.usage_text(),
     type="application",
+    homepage=None,
     config=Config,
-    supported_adapters={"~onebot.v11"},
+    supported_adapters={"~onebot.v11", "~milky", "~satori"},
+    extra={"version": __version__, "license": "MIT"},
 )
-"""The plugin's metadata; ``usage`` spells the command words as ``PAIZHUO_BARE_COMMANDS``
-has them at start-up. (No ``homepage``: the project names no public repository.)"""
+"""The plugin's metadata, as NoneBot's plugin store reads it (``tests/e2e/test_install.py``
+loads the built wheel the way the store's load test does). ``usage`` spells the command
+words as ``PAIZHUO_BARE_COMMANDS`` has them at start-up; ``supported_adapters`` names the
+sides the tests run through (OneBot v11, Milky, Satori). ``homepage`` is ``None`` until the project has
+a public page (README「装进已有的 NoneBot 机器人」says so); the store requires one."""
 
 warn_old_names()
+logger.info(f"牌桌 {__version__}（nonebot-plugin-paizhuo）")
 
 driver = get_driver()
 
@@ -57,21 +67,25 @@ driver = get_driver()
 @driver.on_startup
 async def _start_store() -> None:
     config = plugin_config()
-    store = Store(config.database_url, busy_timeout=config.database_busy_timeout)
+    store = Store(storage.database().url, busy_timeout=config.database_busy_timeout)
     await store.migrate()
+    accounts.watch(store)
     REGISTRY.store = store
-    logger.info("牌桌: database ready; each bot account's tables are resumed when it connects")
+    logger.info("牌桌: 数据库已就绪；每个机器人账号连上时恢复它的牌桌")
 
 
 @driver.on_bot_connect
 async def _bot_connected(bot: Bot) -> None:
-    await announce.bot_connected(bot)
+    if room_of(bot) is not None:
+        await announce.bot_connected(bot)
 
 
 @driver.on_bot_disconnect
-async def _bot_disconnected(bot: AnyBot) -> None:
+async def _bot_disconnected(bot: Bot) -> None:
+    if room_of(bot) is None:
+        return
     accounts.disconnected(bot)
-    await accounts.let_go(bot.self_id, bot)
+    await accounts.let_go(account_of(bot), bot)
 
 
 ACCOUNT_CHECK = "paizhuo_account_check"
@@ -79,7 +93,7 @@ ACCOUNT_CHECK = "paizhuo_account_check"
 
 
 @event_preprocessor
-async def _note_event(bot: AnyBot, event: Event, state: T_State) -> None:
+async def _note_event(bot: Bot, event: Event, state: T_State) -> None:
     """Every event: keep the accounts' group lists current (nothing is dropped here:
     other plugins' events pass untouched)."""
     accounts.note_event(bot, event)
@@ -99,7 +113,7 @@ async def _one_account_answers(state: T_State) -> None:
     bot, event = current_bot.get(), current_event.get()
     if guard.is_own_message(bot, event):
         raise IgnoredException("event from the bot's own account")
-    if not isinstance(bot, Bot) or REGISTRY.store is None:
+    if room_of(bot) is None or REGISTRY.store is None:
         return
     holder = state.get(ACCOUNT_CHECK)
     if holder is None:
@@ -111,10 +125,19 @@ async def _one_account_answers(state: T_State) -> None:
 
 
 async def _answers_here(bot: Bot, event: Event) -> bool:
-    await accounts.ensure_restored(bot)
-    if bot.self_id in accounts.refused:
-        return False
-    return await accounts.handles(bot, event)
+    """Whether this process's ``bot`` answers ``event``: once the account's tables are
+    loaded (or, when its hold was lost, once it is taken again), when the account handles
+    it and it was not handled before (``accounts.first_delivery``, which records it; on
+    every side, by the key its room gives)."""
+    for _ in range(3):
+        await accounts.ensure_restored(bot)
+        if accounts.is_refused(bot) or not await accounts.handles(bot, event):
+            return False
+        try:
+            return await accounts.first_delivery(bot, event)
+        except AccountLost as err:  # the account is being taken back: wait, then again
+            accounts.lost(account_of(bot), err.reason)
+    return False
 
 
 @driver.on_shutdown

@@ -33,10 +33,11 @@ before play (叫分, 扣底, 明 / 暗) are searched the same way: a computer bi
 starts with its pause, and when it will dig, its burial's right after, in the pause.
 
 The chat layer calls :func:`prepare` (async, under the table lock) just before the
-adapter's synchronous ``computer_turn`` / ``auto_move``; it leaves the level and the
-search's choice in a context variable that :class:`LeveledStrategy` (every climbing
-adapter's strategy) reads. Nothing here changes a game, and nothing the group is told
-depends on a search other than the move it chose.
+adapter's synchronous ``computer_turn`` / ``auto_move`` and passes the
+:class:`~.games.choice.Choice` it returns (the level and the search's answer) to it as an
+argument. The searches started ahead are the table's own (``Table.ahead``): removing a
+table drops them. Nothing here changes a game, and nothing the group is told depends on
+a search other than the move it chose.
 """
 
 from __future__ import annotations
@@ -44,63 +45,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import zlib
-from collections.abc import Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from paizhuo_ai_worker import SETUP_BUDGET_FACTOR, Search, SearchPool
-from paizhuo_engine.ai.levels import NORMAL, simple_strategy
-from paizhuo_engine.ai.setup_search import Setup, setup_phase
+from paizhuo_engine.ai.setup_search import setup_phase
 from paizhuo_engine.ai.simple import Action
 
+from .games.base import is_computer
+from .games.choice import Choice
+
+__all__ = ["Choice", "ahead", "decision_budget", "forget", "forget_all", "pool", "prepare",
+           "search_seed", "searching"]
+
 DEFAULT_BUDGET_MS = 300
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """The level for one decision and, for 困难, the searched action for ``seat`` at the
-    game state of ``moves`` log entries (``None``: decide at 普通) — or, before play, the
-    searched ``setup`` decision (挖坑 bid / burial, 抓特务 明 / 暗) of the ``phase`` it was
-    searched in; ``ahead``: the search started when the pause began (:func:`ahead`)."""
-
-    level: str
-    seat: int = -1
-    moves: int = -1
-    action: Action | None = None
-    phase: str | None = None
-    setup: Setup | None = None
-    ahead: bool = False
-
-    def searched(self) -> str:
-        """For the log: how 困难's decision came (``ahead``, ``now``, ``none``: 普通
-        decided); empty at the other levels."""
-        if self.level != "困难" or self.seat < 0:
-            return ""
-        if (self.setup if self.phase is not None else self.action) is None:
-            return "none"
-        return "ahead" if self.ahead else "now"
-
-
-CHOICE: ContextVar[Choice | None] = ContextVar("paizhuo_ai_choice", default=None)
-
-
-class LeveledStrategy:
-    """The strategy of computer seats, 托管 and timeouts: the level :func:`deciding` set
-    for this task (普通 when none), 困难's searched action when it is for this very
-    state."""
-
-    def choose(self, game: Any, seat: int) -> Action:
-        """``Strategy.choose``; legal for a game in its play phase."""
-        choice = CHOICE.get()
-        if choice is None:
-            return NORMAL.choose(game, seat)
-        if choice.level == "简单":
-            return simple_strategy(game).choose(game, seat)
-        if (choice.action is not None and choice.seat == seat
-                and choice.moves == len(game.log)):
-            return choice.action
-        return NORMAL.choose(game, seat)
 
 
 _POOL: SearchPool | None = None
@@ -126,7 +84,9 @@ def pool() -> SearchPool:
 
 
 async def _shutdown() -> None:
-    forget_all()
+    from .tables import REGISTRY
+
+    forget_all(REGISTRY.tables.values())
     if _POOL is not None:
         _POOL.shutdown()
 
@@ -147,19 +107,11 @@ class _Ahead:
     search: Search
 
 
-_AHEAD: dict[str, list[_Ahead]] = {}
-"""Per group, the searches started ahead, in the order of the decisions they are for: the
-one whose pause began, then each next computer decision of the same run that the answer
-before it leads to (:func:`_next`). Process-local: a restart starts none."""
-
-
 def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, int] | None:
     """``(key, state, seed, budget_ms)`` of the 困难 search for the computer seat ``game``
     (the table's, or the state a move will leave) waits for — its play, or its decision
     before play (the first computer seat owing one); ``None`` when there is none.
     ``paused``: only while the table's computer pause is armed."""
-    from .games.base import is_computer  # not at import: the adapters import this module
-
     if (paused and getattr(table, "computer_at", None) is None) or not table.playing \
             or getattr(game, "over", True):
         return None
@@ -174,6 +126,23 @@ def _decision(table: Any, game: Any, paused: bool) -> tuple[tuple, dict, int, in
         return None
     budget = decision_budget(table, game, seat)
     return _key(table, game, seat, budget), game.to_json(), _seed(table, game, seat), budget
+
+
+def secret_pause(table: Any) -> float:
+    """Seconds the computer seats of ``table`` wait before they answer in a secret phase
+    (抓特务 明 / 暗, G-4): at 困难, long enough for every computer seat's searched answer
+    to be ready (its budget for a decision before play, once per computer seat that might
+    hold a spy card — the searches run one after another — from the public counts of
+    computer seats and spy cards alone), so that when they answer tells nothing of which
+    of them searched (only a spy does); 0 at the other levels."""
+    from .games.base import is_computer  # not at import: the adapters import this module
+
+    if str(table.setting("ai_level")) != "困难":
+        return 0.0
+    budget = int(table.setting("ai_budget_ms") or DEFAULT_BUDGET_MS) * SETUP_BUDGET_FACTOR
+    computers = sum(1 for s in table.seats if is_computer(s.user_id))
+    searching = min(computers, len(getattr(table.engine, "spy_cards", ())) or computers)
+    return budget * searching / 1000
 
 
 def decision_budget(table: Any, game: Any, seat: int) -> int:
@@ -227,14 +196,14 @@ def ahead(table: Any) -> None:
             forget(table)
             return
         key, state, seed, budget = wanted
-        chain = _AHEAD.get(str(table.group_id), [])
+        chain = table.ahead
         for i, entry in enumerate(chain):
-            if entry.table is table and entry.key == key and entry.state == state:
+            if entry.key == key and entry.state == state:
                 for stale in chain[:i]:
                     stale.search.cancel()
                 del chain[:i]
                 return
-        _drop_group(str(table.group_id))
+        forget(table)
         _start(table, key, state, seed, budget)
     except Exception:  # noqa: BLE001 - the move still comes, searched later or at 普通
         forget(table)
@@ -248,7 +217,7 @@ def _start(table: Any, key: tuple, state: dict, seed: int, budget: int) -> None:
     if search is None:  # the pool is full: the decision searches when its time comes
         return
     entry = _Ahead(table, key, state, search)
-    _AHEAD.setdefault(str(table.group_id), []).append(entry)
+    table.ahead.append(entry)
     loop = asyncio.get_running_loop()
 
     def answered(_future: Any) -> None:  # in the pool's thread
@@ -265,7 +234,7 @@ def _next(entry: _Ahead) -> None:
     moves in the same run at 困难 (no pause of its own), its search starts now, still
     inside the pause. Never raises."""
     table = entry.table
-    chain = _AHEAD.get(str(table.group_id))
+    chain = table.ahead
     if not chain or chain[-1] is not entry:
         return
     try:
@@ -280,8 +249,7 @@ def _next(entry: _Ahead) -> None:
                   else Choice("困难", seat, moves, phase=phase, setup=found))
         adapter = table.adapter
         game = adapter.load(entry.state)
-        with deciding(choice):
-            adapter.computer_turn(game, table.seats, seat)
+        adapter.computer_turn(game, table.seats, seat, choice)
         wanted = _decision(table, game, paused=False)
         if wanted is not None:
             _start(table, *wanted)
@@ -293,56 +261,50 @@ def forget(table: Any) -> None:
     """Drop the searches started ahead for ``table`` (closed, over, moved on, served by
     another process): cancelled, their places in the pool freed (at once when still
     queued, at the end of the budget when running)."""
-    gid = str(getattr(table, "group_id", ""))
-    chain = _AHEAD.get(gid)
-    if chain and chain[0].table is table:
-        _drop_group(gid)
-
-
-def _drop_group(gid: str) -> None:
-    for entry in _AHEAD.pop(gid, []):
+    chain = getattr(table, "ahead", None)
+    if not chain:
+        return
+    for entry in chain:
         entry.search.cancel()
+    chain.clear()
 
 
-def forget_all() -> None:
-    """Drop every search started ahead (shutdown, tests)."""
-    while _AHEAD:
-        _drop_group(next(iter(_AHEAD)))
+def forget_all(tables: Any) -> None:
+    """Drop every search started ahead for ``tables`` (shutdown, tests)."""
+    for table in list(tables):
+        forget(table)
 
 
 def searching(table: Any) -> list[Search]:
     """The searches started ahead for ``table``, in decision order (tests, diagnostics)."""
-    chain = _AHEAD.get(str(getattr(table, "group_id", ""))) or []
-    return [entry.search for entry in chain if entry.table is table]
+    return [entry.search for entry in getattr(table, "ahead", [])]
 
 
 def _take(table: Any, key: tuple, state: dict) -> Search | None:
     """The search started ahead for exactly ``key`` and ``state`` (taken: used once);
     the ones for earlier states are dropped, the ones chained after it kept. With none
     for this state, every one of the table is dropped."""
-    chain = _AHEAD.get(str(table.group_id))
+    chain = table.ahead
     if not chain:
-        return None
-    if chain[0].table is not table:  # another table of the group, closed since
-        _drop_group(str(table.group_id))
         return None
     for i, entry in enumerate(chain):
         if entry.key == key and entry.state == state:
             for stale in chain[:i]:
                 stale.search.cancel()
             del chain[:i + 1]
-            if not chain:
-                del _AHEAD[str(table.group_id)]
             return entry.search
     forget(table)
     return None
 
 
-async def prepare(table: Any, seat: int) -> Choice:
+async def prepare(table: Any, seat: int, wait: bool = True) -> Choice:
     """The :class:`Choice` for ``seat``'s next decision at ``table`` (its 电脑难度; for
     困难 in a play phase, the search's action, or ``None`` when it could not finish).
     困难 takes the search :func:`ahead` started for exactly this state (waiting only for
-    what is left of its budget) and starts one otherwise."""
+    what is left of its budget) and starts one otherwise. ``wait=False`` (a secret
+    phase, G-4: when the computers answer must not depend on which of them searched)
+    waits for nothing: a search started ahead counts only when it is done, and none is
+    started now."""
     try:
         level = str(table.setting("ai_level"))
     except Exception:  # noqa: BLE001 - a game without the setting
@@ -352,8 +314,6 @@ async def prepare(table: Any, seat: int) -> Choice:
         forget(table)
         return Choice(level)
     phase = setup_phase(game, seat)
-    from .games.base import is_computer  # the games import this module
-
     if phase is not None and not is_computer(table.seats[seat].user_id):
         forget(table)
         return Choice(level)  # a person's bid or answer that timed out: the timeout rule
@@ -364,7 +324,12 @@ async def prepare(table: Any, seat: int) -> Choice:
     budget = decision_budget(table, game, seat)
     state = game.to_json()
     started = _take(table, _key(table, game, seat, budget), state)
-    if started is not None:
+    if not wait:
+        found = (await pool().result(started)
+                 if started is not None and started.future.done() else None)
+        if started is not None and not started.future.done():
+            started.cancel()
+    elif started is not None:
         found = await pool().result(started)
     else:
         found = await pool().search(state, seat, _seed(table, game, seat), budget)
@@ -374,30 +339,3 @@ async def prepare(table: Any, seat: int) -> Choice:
                       ahead=started is not None)
     return Choice(level, seat, len(game.log), found if isinstance(found, Action) else None,
                   ahead=started is not None)
-
-
-def searched_setup(game: Any, seat: int, normal: Setup) -> Setup:
-    """The decision before play (挖坑 叫分 / 扣底, 抓特务 明 / 暗) a computer seat takes:
-    困难's searched one when :func:`deciding` holds it for this seat and phase, else
-    ``normal`` (普通's rule of thumb, :mod:`paizhuo_engine.ai.decisions`)."""
-    choice = CHOICE.get()
-    phase = setup_phase(game, seat)
-    if (choice is None or choice.setup is None or choice.seat != seat
-            or choice.phase != phase or choice.moves != len(game.log)):
-        return normal
-    value = choice.setup
-    fits = (value in game.bid_options(seat) if phase == "bid"
-            else isinstance(value, tuple) and len(set(value)) == 4
-            and set(value) <= set(game.hands[seat]) if phase == "bury"
-            else value in game.declare_choices())
-    return value if fits else normal
-
-
-@contextlib.contextmanager
-def deciding(choice: Choice) -> Iterator[None]:
-    """Within the block, :class:`LeveledStrategy` decides with ``choice``."""
-    token = CHOICE.set(choice)
-    try:
-        yield
-    finally:
-        CHOICE.reset(token)

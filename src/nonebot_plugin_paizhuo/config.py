@@ -36,7 +36,8 @@ def _setting(default: Any, name: str) -> Any:
 
 
 class Config(BaseModel):
-    """``PAIZHUO_DATABASE_URL`` — any SQLAlchemy async URL; default a SQLite file under ``data/``.
+    """``PAIZHUO_DATABASE_URL`` — any SQLAlchemy async URL; empty (default): ``paizhuo.db`` in the
+    plugin data directory (``storage.py``: localstore's in a host, ``data/`` beside ``bot.py``).
     ``PAIZHUO_DEAL_SEED`` — empty (default): every deal is random; a number: deals are derived
     from it, the group and the game number, so a session can be replayed (demos, tests).
     ``PAIZHUO_COMPUTER_DELAY`` — seconds a computer player (电脑) waits before it
@@ -54,6 +55,9 @@ class Config(BaseModel):
     ``PAIZHUO_FAST_DISPATCH`` — run the plugin's matchers through its own dispatchers
     (default true; false: registered with NoneBot like any plugin's; see
     ``src/nonebot_plugin_paizhuo/internals``).
+    ``PAIZHUO_LOG_FILE`` — a file the logs also go to, rotated at ``PAIZHUO_LOG_ROTATION``,
+    ``PAIZHUO_LOG_RETENTION`` old files kept (``logfile.py``; ``bot.py`` defaults it to
+    ``logs/paizhuo.log``; empty: terminal only).
     ``PAIZHUO_DATABASE_BUSY_TIMEOUT`` — seconds a SQLite write waits for another
     process's write lock before the change fails (and is undone).
 
@@ -67,18 +71,23 @@ class Config(BaseModel):
     — longest pause, in seconds, of a conversation (group or private chat) whose sends
     keep failing (muted, kicked). ``PAIZHUO_SEND_THROTTLE_CONVERSATIONS`` conversations failing
     within ``PAIZHUO_SEND_THROTTLE_WINDOW`` seconds slow the whole account down (halved, one step
-    back each ``PAIZHUO_SEND_RECOVER_AFTER`` quiet seconds). Commands: more than
-    ``PAIZHUO_COMMAND_LIMIT`` commands of one sender (moves and private answers excepted) in
-    ``PAIZHUO_COMMAND_WINDOW`` seconds and that sender's commands are ignored for
-    ``PAIZHUO_COMMAND_SILENCE`` seconds (``PAIZHUO_COMMAND_LIMIT=0``: no limit). Refusals: more than ``PAIZHUO_REFUSAL_LIMIT`` refusals of one
-    user's moves or answers in ``PAIZHUO_REFUSAL_WINDOW`` seconds and that user's further refusals
-    are dropped silently for ``PAIZHUO_REFUSAL_SILENCE`` seconds (``PAIZHUO_REFUSAL_LIMIT=0``: no limit).
+    back each ``PAIZHUO_SEND_RECOVER_AFTER`` quiet seconds). A picture or merged-forward message
+    that failed or hung is sent as text, without a call, for ``PAIZHUO_MEDIA_PROBE_AFTER``
+    seconds (default 120; twice as long after each failed try, at most 30 minutes) in that
+    group, or on the whole account when it hung. Commands: more than
+    ``PAIZHUO_COMMAND_LIMIT`` of one sender's commands (moves and private answers excepted;
+    each weighed by what its answer costs: a private one ¼, a picture or merged-forward one
+    3, a short group reply 1) in ``PAIZHUO_COMMAND_WINDOW`` seconds, and the sender is told
+    once, then that sender's commands are ignored for ``PAIZHUO_COMMAND_SILENCE`` seconds
+    (``PAIZHUO_COMMAND_LIMIT=0``: no limit). Refusals: more than ``PAIZHUO_REFUSAL_LIMIT`` refusals of one
+    user's moves or answers in ``PAIZHUO_REFUSAL_WINDOW`` seconds, and the user is told once,
+    then further refusals are dropped for ``PAIZHUO_REFUSAL_SILENCE`` seconds (``PAIZHUO_REFUSAL_LIMIT=0``: no limit).
     ``PAIZHUO_AI_WORKERS`` — worker processes for 电脑难度 困难's search (default 1);
     ``PAIZHUO_AI_SEARCHES`` — searches running at once at most; more fall back to 普通 (default 2)."""
 
     DEFAULT_SEND_RATE: ClassVar[float] = 1.0
 
-    database_url: str = _setting("sqlite+aiosqlite:///data/paizhuo.db", "database_url")
+    database_url: str = _setting("", "database_url")
     database_busy_timeout: float = _setting(30.0, "database_busy_timeout")
     deal_seed: int | None = _setting(None, "deal_seed")
     send_rate: float | None = _setting(None, "send_rate")
@@ -93,14 +102,18 @@ class Config(BaseModel):
     paizhuo_images: bool = True
     paizhuo_font: str = ""
     paizhuo_fast_dispatch: bool = True
+    paizhuo_log_file: str | None = None
+    paizhuo_log_rotation: str = "10 MB"
+    paizhuo_log_retention: int = Field(10, ge=0)
     send_backoff_max: float = _setting(30.0, "send_backoff_max")
-    refusal_limit: int = _setting(5, "refusal_limit")
+    refusal_limit: int = _setting(10, "refusal_limit")
     refusal_window: float = _setting(30.0, "refusal_window")
     refusal_silence: float = _setting(60.0, "refusal_silence")
     send_throttle_conversations: int = _setting(3, "send_throttle_conversations")
     send_throttle_window: float = _setting(30.0, "send_throttle_window")
     send_recover_after: float = _setting(60.0, "send_recover_after")
-    command_limit: int = _setting(10, "command_limit")
+    paizhuo_media_probe_after: float = 120.0
+    command_limit: float = _setting(30, "command_limit")
     command_window: float = _setting(60.0, "command_window")
     command_silence: float = _setting(60.0, "command_silence")
     ai_workers: int = _setting(1, "ai_workers")

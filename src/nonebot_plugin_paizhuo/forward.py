@@ -1,13 +1,12 @@
 """Long texts (help, rules, a game's replay) as merged-forward messages (合并转发): one
 tidy card in the chat instead of a wall of lines, with the plain text as the fallback
-when the OneBot call fails or hangs (``Outgoing.fallback``: the send scheduler sends it as
+when the send fails or hangs (``Outgoing.fallback``: the send scheduler sends it as
 a send of its own)."""
 
 from __future__ import annotations
 
-from nonebot.adapters.onebot.v11 import GroupMessageEvent, Message, MessageEvent
-
-from .messaging import Outgoing, plain
+from .messaging import Outgoing
+from .port import Message, Said, plain
 
 NODE_LINES = 8
 """At most this many lines per forwarded node."""
@@ -28,12 +27,12 @@ def nodes_of(text: str, lines_per_node: int = NODE_LINES) -> list[Message]:
 def forward(kind: str, target: str, text: str, group_id: str | None = None) -> Outgoing:
     """``text`` to a group (``kind="group"``) or a user (``"private"``) as a forward
     message, or as plain text when that fails."""
-    return Outgoing(kind, target, plain(text), group_id, forward=nodes_of(text))
+    return Outgoing(kind, target, plain(text), group_id, forward=list(nodes_of(text)))
 
 
-def forward_reply(event: MessageEvent, text: str) -> Outgoing:
-    """``text`` as a forward message to where ``event`` came from (group or private)."""
-    if isinstance(event, GroupMessageEvent):
-        return forward("group", str(event.group_id), text)
-    return forward("private", str(event.user_id), text)
+def forward_reply(heard: Said, text: str) -> Outgoing:
+    """``text`` as a forward message to where it was said (group or private)."""
+    if heard.group_id is not None:
+        return forward("group", heard.group_id, text)
+    return forward("private", heard.user_id, text)
 

@@ -40,16 +40,18 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock, Timeout
-from nonebot import get_plugin_config, logger
+from nonebot import logger
 from nonebot.adapters import Bot as BaseBot
 from nonebot.adapters import Event as BaseEvent
-from nonebot.adapters.onebot.v11.config import Config as OneBotConfig
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from . import storage
 from .config import plugin_config
 from .internals import adapter_problems
 from .internals.adapter import FRAME_PREVIEW, WS_PATH, GuardedAdapter
+from .port import is_own
+from .port.onebot import onebot_secrets
 
 __all__ = ["FRAME_PREVIEW", "WS_PATH", "GuardedAdapter", "StartupRefused", "check_startup",
            "is_own_message"]
@@ -89,17 +91,17 @@ class Settings:
     @classmethod
     def from_driver(cls, driver: Any) -> Settings:
         """Read them from a NoneBot driver's config (after ``nonebot.init()``)."""
-        onebot = get_plugin_config(OneBotConfig)
+        token, secret = onebot_secrets()
         plugin = plugin_config()
         return cls(
             host=str(driver.config.host),
             port=int(driver.config.port),
-            access_token=onebot.onebot_access_token or "",
-            secret=onebot.onebot_secret or "",
+            access_token=token,
+            secret=secret,
             http_post=plugin.onebot_http_post,
             allow_empty_token=plugin.allow_empty_token,
             superusers=frozenset(driver.config.superusers),
-            database_url=plugin.database_url,
+            database_url=storage.database().url,
         )
 
 
@@ -207,7 +209,7 @@ def startup_report(settings: Settings) -> list[tuple[str, str]]:
     """What the owner needs to see at start-up: ``(level, Chinese line)`` pairs."""
     lines = [("INFO", f"反向 WebSocket 地址（填到 NapCat / Lagrange 的反向 WebSocket 里）：{ws_url(settings.host, settings.port)}")]
     if settings.access_token:
-        lines.append(("INFO", "访问令牌 ONEBOT_ACCESS_TOKEN：已设置（OneBot 实现里要填同一个 token）"))
+        lines.append(("INFO", "访问令牌 ONEBOT_ACCESS_TOKEN：已设置（OneBot 实现里的访问令牌填同一个）"))
     elif is_loopback(settings.host):
         lines.append(("INFO", f"访问令牌 ONEBOT_ACCESS_TOKEN：未设置（HOST={settings.host} 只允许本机连接）"))
     else:
@@ -255,8 +257,7 @@ def check_startup(driver: Any) -> None:
 
 
 def is_own_message(bot: BaseBot, event: BaseEvent) -> bool:
-    """Whether ``event`` is a message event sent by the bot's own account (``user_id ==
-    self_id``): its own message echoed back, never a command (the plugin's matchers
+    """Whether ``event`` is a message sent by the bot's own account (its own message
+    echoed back, on any side: ``port.is_own``), never a command (the plugin's matchers
     ignore it; other plugins decide for themselves)."""
-    return (getattr(event, "post_type", "").startswith("message")
-            and str(getattr(event, "user_id", "")) == bot.self_id)
+    return is_own(bot, event)

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_db.history import (
     CHINA_TZ,
@@ -28,7 +28,9 @@ from paizhuo_db.store import Store
 
 from .games import GAMES, GameAdapter, find_game
 from .games.base import SeatView, UsageError, computer_name, is_computer
+from .messaging import timed
 from .names import clean_name
+from .port import QQ_SCOPE, room_of
 from .replay import Rebuilt, Step, engine_of, run
 from .tables import now_utc
 
@@ -45,18 +47,19 @@ def signed(n: int) -> str:
 
 async def member_names(bot: Bot | None, group_id: str) -> dict[str, str]:
     """``{user_id: group card or nickname}`` of the group; ``{}`` when the call fails."""
-    if bot is None:
+    room = room_of(bot) if bot is not None else None
+    if bot is None or room is None:
         return {}
     try:
-        members = await bot.get_group_member_list(group_id=int(group_id))
+        members = await timed(room.member_names(bot, group_id))
     except Exception as err:  # noqa: BLE001 - names are a nicety; QQ numbers will do
-        logger.warning(f"get_group_member_list failed for group {group_id}: {err!r}")
+        logger.warning(f"member list failed for group {group_id}: {err!r}")
         return {}
     names = {}
-    for m in members or []:
-        name = clean_name(str(m.get("card") or m.get("nickname") or ""))
+    for user, raw in members.items():
+        name = clean_name(raw)
         if name:
-            names[str(m.get("user_id"))] = name
+            names[user] = name
     return names
 
 
@@ -76,7 +79,7 @@ def parse_board_args(text: str) -> tuple[str | None, str]:
 
 
 async def board_for(store: Store, group_id: str, args: str, caller: str,
-                    min_games_of: dict[str, int]) -> Board | str:
+                    min_games_of: dict[str, int], scope: str = QQ_SCOPE) -> Board | str:
     """The leaderboard ``/排行 <args>`` asks for, or the Chinese reply when there is none.
     ``min_games_of`` maps each game to the group's 上榜局数."""
     try:
@@ -88,7 +91,8 @@ async def board_for(store: Store, group_id: str, args: str, caller: str,
         if game is None:
             return "本群还没有打完的牌局，打完一局再来看排行吧。"
     return await leaderboard(store, group_id, game, since=period_start(period, now_utc()),
-                             min_games=min_games_of[game], caller=caller, period=period)
+                             min_games=min_games_of[game], caller=caller, period=period,
+                             scope=scope)
 
 
 def board_text(board: Board, names: dict[str, str], caller: str) -> str:
@@ -125,10 +129,14 @@ def local_date(when: datetime) -> str:
 
 
 def played_text(g: PlayedGame) -> str:
-    """``第 37 局 11-30 21:05 抓特务 特务 第1名 胜 +2``."""
+    """``第 37 局 11-30 21:05 抓特务 特务 第1名 胜 +2``; a 手把一 loser who held one card
+    pays nothing (S-6): ``手把一 把一 不赔 0``."""
     place = f" 第{g.place}名" if g.place else ""
+    result = RESULT_TEXT.get(g.result, g.result)
+    if g.role == "把一" and g.result == "loss" and not g.points:
+        result = "不赔"
     return (f"第 {g.number} 局 {local_date(g.ended_at)} {g.game} {g.role}{place} "
-            f"{RESULT_TEXT.get(g.result, g.result)} {signed(g.points)}")
+            f"{result} {signed(g.points)}")
 
 
 def history_lines(h: PlayerHistory) -> list[str]:
@@ -258,10 +266,15 @@ def deal_lines(adapter: GameAdapter, game: Any, final: Any, seats: list[SeatView
     return lines
 
 
-def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView]) -> list[str]:
+def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView],
+                 marks: dict[str, str] | None = None) -> list[str]:
+    """Every decision of a replay in order, the plays and passes trick by trick, a move
+    the bot made for a person marked as the group saw it (``［超时］``, ``［托管］``)."""
     lines: list[str] = []
     trick: list[str] = []
     tricks = 0
+    moves = 0
+    marks = marks or {}
     for step in steps:
         kind, seat = step.event[0], int(step.event[1])
         name = seats[seat].name
@@ -279,12 +292,15 @@ def _event_lines(adapter: GameAdapter, steps: list[Step], seats: list[SeatView])
             lines.append(f"{name} 扣底：{adapter.cards(before, step.event[2])}")
         elif step.move is not None:
             move = step.move
+            why = marks.get(str(moves))
+            moves += 1
+            note = f"［{why}］" if why else ""
             if move.reading is not None:
-                part = f"{name} {adapter.play_cards(before, move.cards, move.reading)}"
+                part = f"{name} {adapter.play_cards(before, move.cards, move.reading)}{note}"
                 if move.place is not None:
                     part += f"（第 {move.place} 名）"
             else:
-                part = f"{name} 过"
+                part = f"{name} 过{note}"
             trick.append(part)
             if move.trick_won is not None or move.over:
                 tricks += 1
@@ -339,7 +355,7 @@ def replay_text(entry: GameEntry, names: dict[str, str]) -> str:
         return "\n".join(lines)
     lines += deal_lines(adapter, rebuilt.dealt, rebuilt.final, seats)
     lines.append("过程：")
-    lines += _event_lines(adapter, rebuilt.steps, seats)
+    lines += _event_lines(adapter, rebuilt.steps, seats, entry.summary["replay"].get("marks"))
     if entry.void or not adapter.is_over(rebuilt.final):
         lines.append("结果：作废，不计分。")
     else:

@@ -15,10 +15,16 @@ and pictures as images, each with its plain text as the fallback.
 
 Refusals (a move or answer that was not accepted) are limited per user
 (``PAIZHUO_REFUSAL_LIMIT`` in ``PAIZHUO_REFUSAL_WINDOW`` seconds, then silence for ``PAIZHUO_REFUSAL_SILENCE``
-seconds), and so is every sender's commands of any kind (``PAIZHUO_COMMAND_LIMIT`` in
+seconds), and so is every sender's commands of any kind, each weighed by what it costs
+(:func:`command_weight`: an answer sent privately costs the group nothing and counts a
+quarter, a picture or merged-forward reply three; ``PAIZHUO_COMMAND_LIMIT`` in
 ``PAIZHUO_COMMAND_WINDOW`` seconds, then ``PAIZHUO_COMMAND_SILENCE``; applied by the dispatcher), so one
-player's junk cannot flood a group or the account's budget. Every reply, to any command,
-goes through the scheduler (as chatter: after the game's messages).
+player's junk cannot flood a group or the account's budget, while a person who asks for
+their hand, a hint, the count and the table at every turn never meets the limit. A limit
+that stops someone says so once (:func:`slow_down`, privately where the bot can), then
+stays silent. Every reply, to any command, goes through the scheduler (as chatter: after
+the game's messages), and a reply identical to one still waiting in its conversation
+replaces it, so a burst of the same command costs the account one send.
 
 When sends fail or time out in several conversations of the account at once, the
 scheduler slows the whole account down; the superusers are told once by private message
@@ -28,23 +34,28 @@ and ``/牌桌 状态`` shows the account's state.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import nonebot
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, Message, MessageEvent, MessageSegment
+from nonebot.adapters import Bot, Event
 from nonebot.log import LoguruHandler
 
 from . import ordering, send_queue
 from .config import Config, plugin_config
+from .port import Message, MessageSegment, Said, account_of, plain, room_of, where
 from .send_queue import SendScheduler
 
+T = TypeVar("T")
 _scheduler_log = logging.getLogger(send_queue.__name__)
-_scheduler_log.addHandler(LoguruHandler())  # the scheduler's warnings go to the bot's log
+_scheduler_log.addHandler(LoguruHandler())  # the scheduler's lines go to the bot's log
+_scheduler_log.setLevel(logging.INFO)  # its INFO too: the rate recovered, media working again
 _scheduler_log.propagate = False
 
 
@@ -63,12 +74,13 @@ class Outgoing:
     group_id: str | None = None
     coalesce: str | None = None
     refusal_of: str | None = None
-    forward: list[Message] | None = None
-    """When set: sent as one merged-forward message (合并转发) of these nodes, and
-    ``message`` (the same text, plain) is sent instead when the OneBot call fails."""
+    forward: list[Message | bytes] | None = None
+    """When set: sent as one merged-forward message (合并转发) of these nodes (a text, or
+    a picture's PNG), and ``message`` (the same text, plain) is sent instead when the send
+    fails."""
     image: bytes | None = None
     """When set: this PNG is sent, and ``message`` (the same content as text) instead
-    when the OneBot call fails."""
+    when the send fails."""
     urgent: bool = False
     """A private message the player to act needs before acting (a hand with the bottom,
     a hand after tribute, a question): sent before every other waiting message."""
@@ -82,10 +94,26 @@ class Outgoing:
     """A group message after which held failure notices of hidden messages may be told."""
     prompt: bool = False
     """A group message that is only a turn prompt (``轮到 …``), see ``runs.assemble``."""
+    hand_of: int | None = None
+    """A private hand update of this seat: written again from the game as it stands when
+    the post that carries it goes out (its counts are those after every move the post
+    reports)."""
+    extra: bool = False
+    """A picture that only adds to what the texts said (the table after a move): while
+    the account's pictures are remembered failing it is left out, as with pictures off
+    (its text is sent instead only when a call of it fails)."""
     sent: bool = False
     """Set once the message was sent (alone or merged: ``parts`` are the messages merged
     into it)."""
     parts: list[Outgoing] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def media(self) -> str | None:
+        """``"forward"`` for a merged-forward message, ``"image"`` for a picture, ``None``
+        for text (the scheduler remembers each kind failing on its own)."""
+        if self.forward is not None:
+            return "forward"
+        return "image" if self.image is not None else None
 
     def fallback(self) -> Outgoing | None:
         """The text to send instead when this picture or forward message fails (the
@@ -95,12 +123,6 @@ class Outgoing:
         return Outgoing(self.kind, self.target, self.message, self.group_id, self.coalesce,
                         self.refusal_of, urgent=self.urgent, chatter=self.chatter,
                         hidden=self.hidden, release=self.release, parts=self.parts)
-
-
-def plain(text: str | Message) -> Message:
-    """``text`` as a message of one text segment: CQ-code-like text stays text (a player's
-    name or input can never become an @全体成员 or an image)."""
-    return Message(text) if isinstance(text, Message) else Message(MessageSegment.text(text))
 
 
 def group(group_id: str, message: Message | str, release: bool = False) -> Outgoing:
@@ -117,7 +139,7 @@ def private(user_id: str, message: Message | str, group_id: str | None = None,
 
 def private_failed_notice(user_id: str) -> Message:
     """The group notice for a private message that could not be delivered."""
-    return MessageSegment.at(int(user_id)) + MessageSegment.text(
+    return MessageSegment.at(user_id) + MessageSegment.text(
         " 私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。")
 
 
@@ -142,13 +164,12 @@ def chatter(out: Outgoing) -> Outgoing:
     return out
 
 
-def answer(event: MessageEvent, message: Message | str) -> Outgoing:
-    """A plain reply to a command, as chatter, where ``event`` came from (the group, or
-    the private chat)."""
-    group_id = getattr(event, "group_id", None)
-    if group_id is not None:
-        return chatter(group(str(group_id), message))
-    return chatter(private(str(event.user_id), message))
+def answer(heard: Said, message: Message | str) -> Outgoing:
+    """A plain reply to a command, as chatter, where it was said (the group, or the
+    private chat)."""
+    if heard.group_id is not None:
+        return chatter(group(heard.group_id, message))
+    return chatter(private(heard.user_id, message))
 
 
 def merge(outs: list[Outgoing]) -> list[Outgoing]:
@@ -180,38 +201,69 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
     return list(merged.values())
 
 
+OK, NOTICE, SILENT = "ok", "notice", "silent"
+"""What a limit says of one more item (:meth:`RefusalLimiter.check`): let it through;
+over the limit — tell the user once; or silence."""
+
+PRIVATE_WEIGHT = 0.25
+"""What a command answered privately (/手牌, /提示, /记牌) counts towards the limit: it
+costs the group nothing, and a burst of it collapses into one send."""
+HEAVY_WEIGHT = 3.0
+"""What a command answered with a picture or a merged-forward message counts."""
+PRIVATE_WORDS = frozenset({"手牌", "看牌", "提示", "记牌", "记牌器"})
+HEAVY_WORDS = frozenset({"帮助", "help", "牌桌帮助", "规则", "战绩", "排行", "排行榜", "排名",
+                         "对局", "复盘", "对局记录"})
+
+
+def command_weight(words: set[str] | frozenset[str]) -> float:
+    """What one command (by its command words) counts towards its sender's limit: what its
+    answer costs — :data:`PRIVATE_WEIGHT` for one sent privately, :data:`HEAVY_WEIGHT` for
+    a picture or merged-forward one, 1 for a short group reply."""
+    if words and words <= PRIVATE_WORDS:
+        return PRIVATE_WEIGHT
+    if words & HEAVY_WORDS:
+        return HEAVY_WEIGHT
+    return 1.0
+
+
 class RefusalLimiter:
-    """Per-user refusal budget: at most ``limit`` refusals in ``window`` seconds; the next
-    one starts ``silence`` seconds in which that user's refusals are dropped silently.
+    """Per-user budget: at most ``limit`` (weighed) items in ``window`` seconds; the one
+    that would go over starts ``silence`` seconds in which that user's items are dropped.
     ``clock`` gives seconds (monotonic)."""
 
-    def __init__(self, limit: int, window: float, silence: float,
+    def __init__(self, limit: float, window: float, silence: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.window, self.silence, self.clock = limit, window, silence, clock
-        self._recent: dict[str, deque[float]] = {}
+        self._recent: dict[str, deque[tuple[float, float]]] = {}
         self._silent_until: dict[str, float] = {}
 
-    def allow(self, user_id: str) -> bool:
-        """Whether a refusal for ``user_id`` may be sent now (and count it)."""
+    def check(self, user_id: str, weight: float = 1.0) -> str:
+        """:data:`OK` when an item of ``weight`` for ``user_id`` may go now (it is
+        counted); :data:`NOTICE` when it goes over the limit (the silence starts now: tell
+        the user, once); :data:`SILENT` while the silence lasts."""
         if self.limit <= 0:
-            return True
+            return OK
         now = self.clock()
         if self._silent_until.get(user_id, -1.0) > now:
-            return False
+            return SILENT
         self._silent_until.pop(user_id, None)
         recent = self._recent.setdefault(user_id, deque())
-        while recent and recent[0] <= now - self.window:
+        while recent and recent[0][0] <= now - self.window:
             recent.popleft()
-        if len(recent) >= self.limit:
+        if sum(w for _, w in recent) + weight > self.limit + 1e-9:
             recent.clear()
             self._silent_until[user_id] = now + self.silence
-            logger.info(f"event=refusals_silenced user={user_id} seconds={self.silence:g}")
-            return False
-        recent.append(now)
+            logger.info(f"event=user_silenced user={user_id} seconds={self.silence:g}")
+            return NOTICE
+        recent.append((now, weight))
         if len(self._recent) > 4096:  # forget users who went quiet
-            for uid in [u for u, q in self._recent.items() if not q or q[-1] <= now - self.window]:
+            for uid in [u for u, q in self._recent.items() if not q or q[-1][0] <= now - self.window]:
                 del self._recent[uid]
-        return True
+        return OK
+
+    def allow(self, user_id: str, weight: float = 1.0) -> bool:
+        """Whether an item for ``user_id`` may go now (and count it)."""
+        return self.check(user_id, weight) == OK
 
 
 @dataclass(slots=True)
@@ -272,53 +324,49 @@ def _give_up(self_id: str, out: Outgoing) -> Outgoing | None:
     return None
 
 
-async def _call_send(bot: Bot, kind: str, target: str, message: Message) -> None:
-    if kind == "group":
-        await bot.send_group_msg(group_id=int(target), message=message)
-    else:
-        await bot.send_private_msg(user_id=int(target), message=message)
+def connection(account: str) -> Bot | None:
+    """The connected bot of ``account`` (the account's QQ number on the QQ sides), any
+    side but one refused for the account (``accounts.refused``: it is served over another
+    side); ``None`` while it is not connected."""
+    from .accounts import is_refused  # accounts imports this module
+
+    for bot in nonebot.get_bots().values():
+        if room_of(bot) is not None and account_of(bot) == account and not is_refused(bot):
+            return bot
+    return None
 
 
-async def _send_one(self_id: str, out: Outgoing) -> None:
-    """The OneBot call for ``out`` with the account's current connection (a forward
-    message or a picture when it has one: when that call fails or hangs, the scheduler
-    sends ``out.fallback()``, its text, as a send of its own), then a held anonymous
-    failure notice after a releasing group message."""
-    bot = nonebot.get_bots().get(self_id)
-    if not isinstance(bot, Bot):
-        bot = _bots[self_id]
-    if out.forward is not None:
-        nodes = Message([MessageSegment.node_custom(user_id=int(bot.self_id), nickname="牌桌",
-                                                    content=part) for part in out.forward])
-        if out.kind == "group":
-            await bot.send_group_forward_msg(group_id=int(out.target), messages=nodes)
-        else:
-            await bot.send_private_forward_msg(user_id=int(out.target), messages=nodes)
-    elif out.image is not None:
-        await _call_send(bot, out.kind, out.target, Message(MessageSegment.image(out.image)))
-    else:
-        await _call_send(bot, out.kind, out.target, out.message)
+async def _send_one(account: str, out: Outgoing) -> None:
+    """Send ``out`` through the account's current connection and its side's room (a
+    forward message or a picture when it has one: when that send fails or hangs, the
+    scheduler sends ``out.fallback()``, its text, as a send of its own), then a held
+    anonymous failure notice after a releasing group message."""
+    bot = connection(account) or _bots[account]
+    room = room_of(bot)
+    assert room is not None, f"no room for {type(bot).__name__}"
+    await room.send(bot, out)
     if out.kind != "group":
         return
-    released = _released.setdefault(self_id, set())
+    released = _released.setdefault(account, set())
     if out.release:
         released.add(out.target)
     else:
         released.discard(out.target)
-    held = _held.get(self_id)
+    held = _held.get(account)
     if out.release and held and out.target in held:
         held.discard(out.target)
         scheduler_for(bot).submit(Outgoing("group", out.target, hidden_failed_notice(), release=True))
 
 
 def scheduler_for(bot: Bot) -> SendScheduler:
-    """The send scheduler of ``bot``'s account (created on first use from the settings)."""
-    _bots[bot.self_id] = bot
-    sched = _schedulers.get(bot.self_id)
+    """The send scheduler of ``bot``'s account (created on first use from the settings;
+    one per account, whichever side it is connected over)."""
+    self_id = account_of(bot)
+    _bots[self_id] = bot
+    sched = _schedulers.get(self_id)
     if sched is None:
         config = plugin_config()
         rate, burst = pacing(config)
-        self_id = bot.self_id
         sched = _schedulers[self_id] = SendScheduler(
             lambda out: _send_one(self_id, out), rate=rate, burst=burst,
             call_timeout=config.onebot_call_timeout, retries=config.send_retries,
@@ -326,6 +374,7 @@ def scheduler_for(bot: Bot) -> SendScheduler:
             throttle_conversations=config.send_throttle_conversations,
             throttle_window=config.send_throttle_window,
             recover_after=config.send_recover_after,
+            media_probe_after=config.paizhuo_media_probe_after,
             on_throttle=lambda s: _tell_superusers_throttled(self_id, s))
     return sched
 
@@ -376,17 +425,70 @@ def reset_refusals() -> None:
     _commands = None
 
 
+REFUSALS_NOTICE = "出错太多次了：{seconds} 秒内出错不再回复（能出的牌照常生效）。"
+COMMANDS_NOTICE = "你发得太快了，{seconds} 秒后再试（出牌、过不受影响）。"
+
+
+def slow_down(user_id: str, group_id: str | None, text: str) -> Outgoing:
+    """The one notice of a limit that stops ``user_id``: privately when the bot can (the
+    command came in private chat, or the user sits at a table, so is the bot's friend —
+    no failure is reported for it), else a short reply in ``group_id``."""
+    from .tables import REGISTRY  # not at import: the tables send through this module
+
+    if group_id is None or REGISTRY.table_of_user(user_id) is not None:
+        return chatter(private(user_id, text))
+    return chatter(group(group_id, MessageSegment.at(user_id) + MessageSegment.text(" " + text)))
+
+
+def notify_limited(bot: Bot, event: Event) -> None:
+    """The sender of ``event`` (a person's message on any side) just went over the command
+    limit: tell them once."""
+    group_id, user_id = where(event)
+    seconds = f"{command_limiter().silence:g}"
+    submit(bot, [slow_down(user_id, group_id, COMMANDS_NOTICE.format(seconds=seconds))])
+
+
+def _refusals_kept(outs: list[Outgoing]) -> list[Outgoing]:
+    """``outs`` with each refusal over its user's limit dropped — the first one replaced
+    by the notice that the user's refusals go silent now."""
+    kept = []
+    for out in outs:
+        if out.refusal_of is None:
+            kept.append(out)
+            continue
+        verdict = limiter().check(out.refusal_of)
+        if verdict == OK:
+            kept.append(out)
+        elif verdict == NOTICE:
+            where = out.target if out.kind == "group" else None
+            text = REFUSALS_NOTICE.format(seconds=f"{limiter().silence:g}")
+            kept.append(slow_down(out.refusal_of, where, text))
+    return kept
+
+
+def _same_key(out: Outgoing) -> str:
+    """The coalescing key of a reply: the same reply still waiting in its conversation is
+    replaced by this one (a burst of one command is one send)."""
+    digest = hashlib.sha1(repr([(s.type, s.data) for s in out.message]).encode())
+    if out.image is not None:
+        digest.update(out.image)
+    return "same:" + digest.hexdigest()
+
+
 def submit(bot: Bot, outs: list[Outgoing]) -> Delivery:
-    """Queue ``outs`` (merged; refusals over their user's limit dropped) on the bot's
-    scheduler at once, without waiting: call it under a table's lock to keep that table's
-    messages in command order. The command being handled then lets its sender's next
-    command start (``ordering.applied``): a handler queues its messages last. Never
-    raises."""
-    kept = [o for o in outs if o.refusal_of is None or limiter().allow(o.refusal_of)]
+    """Queue ``outs`` (merged; refusals over their user's limit dropped, the first of them
+    replaced by a notice) on the bot's scheduler at once, without waiting: call it under a
+    table's lock to keep that table's messages in command order. A reply (chatter) is
+    coalesced with the same reply still waiting in its conversation. The command being
+    handled then lets its sender's next command start (``ordering.applied``): a handler
+    queues its messages last. Never raises."""
+    kept = _refusals_kept(outs)
     delivery = Delivery()
     if kept:
         sched = scheduler_for(bot)
         for out in merge(kept):
+            if out.chatter and out.coalesce is None:
+                out.coalesce = _same_key(out)
             future = sched.submit(out)
             future.add_done_callback(lambda f, out=out: _mark_sent(out, f))
             delivery.parts.append((out, future))
@@ -412,15 +514,25 @@ async def deliver_reply(bot: Bot, outs: list[Outgoing]) -> None:
     await deliver(bot, [chatter(out) for out in outs])
 
 
-async def call_api(bot: Bot, api: str, **data: object) -> object:
-    """A OneBot call other than a send, cut off after ``PAIZHUO_ONEBOT_CALL_TIMEOUT`` seconds
-    (raises ``TimeoutError``, or what the call raises)."""
-    timeout = plugin_config().onebot_call_timeout
-    return await asyncio.wait_for(bot.call_api(api, **data), timeout)
+async def timed(call: Awaitable[T]) -> T:
+    """A call to the side other than a send (a friend list, a member's name …), cut off
+    after ``PAIZHUO_ONEBOT_CALL_TIMEOUT`` seconds (raises ``TimeoutError``, or what the
+    call raises). Awaited in the caller's task (``asyncio.timeout``, no task of its own):
+    the call is made at once, in the order the caller makes its calls."""
+    async with asyncio.timeout(plugin_config().onebot_call_timeout):
+        return await call
+
+
+def media_blocked(bot: Bot, media: str, kind: str, target: str) -> bool:
+    """Whether a ``media`` message (``"image"`` / ``"forward"``) to the group or user
+    ``target`` would go as text now: remembered failing for the account or there
+    (``SendScheduler.media_blocked``); a picture then need not be drawn."""
+    sched = _schedulers.get(account_of(bot))
+    return sched is not None and sched.media_blocked(media, (kind, target))
 
 
 def schedulers() -> dict[str, SendScheduler]:
-    """The send scheduler of each account that sent something (by ``self_id``)."""
+    """The send scheduler of each account that sent something (by account, ``port.account_of``)."""
     return dict(_schedulers)
 
 

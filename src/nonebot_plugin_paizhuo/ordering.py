@@ -8,8 +8,9 @@ reconnects may deliver a message again with the same ``message_id``; it was appl
 
 :class:`EventGate` sits where the frames arrive, in arrival order, before any task:
 
-* **Once** — a message event whose ``(account, message_id)`` was seen recently, with the
-  same sender, time and text, is dropped (a bounded memory of the last
+* **Once** — a message event whose ``(account, key)`` was seen recently (the key is the
+  side's: OneBot's ``message_id``, Milky's (scene, peer, seq), Satori's message id; see
+  ``port.room.Room.delivery``), with the same sender, time and text, is dropped (a bounded memory of the last
   :data:`RECENT_IDS` ids per account; it outlives a reconnect, which is when the repeats
   come).
 * **In order** — the messages of one user (by ``user_id``: group chats and private chat
@@ -27,11 +28,13 @@ Other events (notices, meta events, the bot's own echoed messages) pass untouche
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any
 
 from nonebot import logger
+
+from .port.room import Delivery
 
 RECENT_IDS = 4096
 """Message ids remembered per account (a few minutes of a busy account's traffic)."""
@@ -53,21 +56,29 @@ def applied() -> None:
         turn.set()
 
 
-def user_key(event: Any) -> str | None:
-    """The ordering key of a message event: its sender's ``user_id`` (the same in every
-    group and in private chat); ``None`` for any other event."""
+Describe = Callable[[Any], Delivery | None]
+"""A room's view of an event for the gate (``port.room.Room.delivery``): the message's
+key, its sender, what a repeat has in common with it; ``None`` for other events."""
+
+
+def onebot_delivery(event: Any) -> Delivery | None:
+    """The gate's view of a OneBot-shaped event (``post_type``, ``user_id``,
+    ``message_id``, ``time``, ``raw_message``): key the ``message_id``, user the sender,
+    mark sender, time and text; ``None`` for an event that is not a message."""
     if getattr(event, "post_type", None) != "message":
         return None
     user_id = getattr(event, "user_id", None)
-    return None if user_id is None else str(user_id)
+    if user_id is None:
+        return None
+    return Delivery(getattr(event, "message_id", None), str(user_id),
+                    (user_id, getattr(event, "time", None), str(getattr(event, "raw_message", ""))))
 
 
-def fingerprint(event: Any) -> tuple[Any, ...]:
-    """What a repeated delivery of a message has in common with the first one besides
-    its id: sender, time and text. An id that comes back with another fingerprint is a
-    new message (a OneBot implementation that restarted may reuse ids)."""
-    return (getattr(event, "user_id", None), getattr(event, "time", None),
-            str(getattr(event, "raw_message", "")))
+def user_key(event: Any, describe: Describe = onebot_delivery) -> str | None:
+    """The ordering key of a message event: its sender (the same in every group and in
+    private chat); ``None`` for any other event."""
+    found = describe(event)
+    return None if found is None else found.user
 
 
 class EventGate:
@@ -80,20 +91,23 @@ class EventGate:
         self.remember = remember
         self.wait = wait
         self._seen: dict[str, dict[Any, tuple[Any, ...]]] = {}
-        self._tails: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
+        self._tails: dict[str, asyncio.Event] = {}
+        """Per user, the turn of their latest message: set once it is handled or has
+        applied its change."""
 
-    def first_delivery(self, self_id: str, event: Any) -> bool:
+    def first_delivery(self, self_id: str, event: Any,
+                       describe: Describe = onebot_delivery) -> bool:
         """Whether this is the first delivery to account ``self_id`` of ``event``: False
-        for a message event whose ``message_id`` the account received recently with the
-        same :func:`fingerprint` (it is then not to be handled); True for every other
-        event."""
-        if getattr(event, "post_type", None) != "message":
+        for a message event whose key (``describe``: the room's view) the account received
+        recently with the same mark (it is then not to be handled); True for every other
+        event. A key that comes back with another mark is a new message (a side that
+        restarted may reuse ids)."""
+        found = describe(event)
+        if found is None or found.key is None:
             return True
-        message_id = getattr(event, "message_id", None)
-        if message_id is None:
-            return True
+        message_id = found.key
         seen = self._seen.setdefault(self_id, {})
-        mark = fingerprint(event)
+        mark = found.mark
         if seen.get(message_id) == mark:
             logger.info(f"event=duplicate account={self_id} message_id={message_id}")
             return False
@@ -103,46 +117,50 @@ class EventGate:
             del seen[next(iter(seen))]
         return True
 
-    def spawn(self, event: Any, run: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def spawn(self, event: Any, run: Coroutine[Any, Any, None],
+              describe: Describe = onebot_delivery) -> asyncio.Task[None]:
         """A task that awaits ``run`` (the event's handling) once the previous message of
         the same user is handled or has :func:`applied` its change (waiting at most
         :data:`ORDER_WAIT`); at once for other events.
         Call in arrival order, synchronously (no await between arrival and this call)."""
-        key = user_key(event)
+        return asyncio.create_task(self.ordered(event, run, describe))
+
+    def ordered(self, event: Any, run: Coroutine[Any, Any, None],
+                describe: Describe = onebot_delivery) -> Coroutine[Any, Any, None]:
+        """The coroutine :meth:`spawn` runs in its task: ``run`` once the previous message
+        of the same user is handled or has :func:`applied` its change (``run`` itself for
+        other events). For an adapter that makes the task itself (``port.gate``): call it
+        in arrival order, synchronously, and run the coroutine in a task at once."""
+        key = user_key(event, describe)
         if key is None:
-            return asyncio.create_task(run)
+            return run
         previous = self._tails.get(key)
         turn = asyncio.Event()
-        task = asyncio.create_task(self._after(previous, key, turn, run))
-        self._tails[key] = (task, turn)
-        task.add_done_callback(lambda done: self._forget(key, done))
-        return task
+        self._tails[key] = turn
+        return self._after(previous, key, turn, run)
 
-    async def _after(self, previous: tuple[asyncio.Task[None], asyncio.Event] | None, key: str,
-                     turn: asyncio.Event, run: Coroutine[Any, Any, None]) -> None:
+    async def _after(self, previous: asyncio.Event | None, key: str, turn: asyncio.Event,
+                     run: Coroutine[Any, Any, None]) -> None:
         try:
-            if previous is not None and not previous[0].done() and not previous[1].is_set():
-                released = asyncio.ensure_future(previous[1].wait())
+            if previous is not None and not previous.is_set():
                 try:
-                    done, _ = await asyncio.wait({previous[0], released}, timeout=self.wait,
-                                                 return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    released.cancel()
-                if not done:
+                    await asyncio.wait_for(previous.wait(), self.wait)
+                except TimeoutError:
                     logger.warning(f"event=order_wait_expired user={key} seconds={self.wait}")
         except BaseException:
             run.close()
             turn.set()
+            self._forget(key, turn)
             raise
         _turn.set(turn)
         try:
             await run
         finally:
             turn.set()
+            self._forget(key, turn)
 
-    def _forget(self, key: str, task: asyncio.Task[None]) -> None:
-        tail = self._tails.get(key)
-        if tail is not None and tail[0] is task:
+    def _forget(self, key: str, turn: asyncio.Event) -> None:
+        if self._tails.get(key) is turn:
             del self._tails[key]
 
     def reset(self) -> None:

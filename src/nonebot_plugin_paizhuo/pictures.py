@@ -1,7 +1,8 @@
 """Which messages go out as pictures (``PAIZHUO_IMAGES`` and a font found at start-up),
-and the pictures' contents: the table after a move (图片桌面), a game's details with every
-hand as dealt (at the top of ``/对局 N``), the /战绩 card and the /排行 board. Every
-picture carries its text as the fallback.
+and the pictures' contents: the table after a move (图片桌面), the settlement after the end
+message of a game (结算), a game's details with every hand as dealt (at the top of
+``/对局 N``), the /战绩 card and the /排行 board. Every picture carries its text as the
+fallback.
 
 The contents are read from the game here, on the event loop (cheap: names, card ids,
 lines of text); the drawing (:mod:`render`) runs in one drawing thread (:func:`draw`), so
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from nonebot import get_driver, logger
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from paizhuo_engine.cards import rank_of
 
@@ -30,6 +30,7 @@ from .config import plugin_config
 from .games.base import GameAdapter, SeatView
 from .games.climbing import order_play
 from .messaging import Outgoing, plain
+from .port import Message
 
 DRAWING_THREAD = "paizhuo-draw"
 """Name of the one thread every picture is drawn in (a FreeType font is not shared
@@ -69,15 +70,15 @@ def pictures_on() -> bool:
 
 
 async def _as_picture(kind: str, target: str, text: str, drawer: Callable[..., render.Picture],
-                      *args: Any) -> Outgoing:
+                      *args: Any, extra: bool = False) -> Outgoing:
     """``drawer(*args)`` as a picture to a group or user with ``text`` as the fallback;
-    the text alone when drawing fails."""
+    the text alone when drawing fails. ``extra``: ``Outgoing.extra``."""
     try:
         image = (await draw(drawer, *args)).data
     except Exception:  # noqa: BLE001 - a picture is never worth losing the message
         logger.exception("picture could not be drawn; sending text")
         return Outgoing(kind, target, plain(text))
-    return Outgoing(kind, target, plain(text), image=image)
+    return Outgoing(kind, target, plain(text), image=image, extra=extra)
 
 
 @dataclass(slots=True)
@@ -92,22 +93,24 @@ class Pending:
     args: tuple
 
     async def outgoing(self) -> Outgoing:
-        """The drawn picture (the text when drawing fails)."""
-        return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args)
+        """The drawn picture (the text when drawing fails); it only adds to the texts
+        (``Outgoing.extra``)."""
+        return await _as_picture("group", self.group_id, self.text, self.drawer, *self.args,
+                                 extra=True)
 
 
-_LATER: dict[int, list[Pending]] = {}
+def later(table: Any, pending: Pending) -> None:
+    """Draw ``pending`` for ``table`` once the change's messages are queued (kept on the
+    table, ``Table.later``; ``actions.commit.run_locked`` takes them with
+    :func:`take_later`)."""
+    table.later.append(pending)
 
 
-def later(table: object, pending: Pending) -> None:
-    """Draw ``pending`` for ``table`` once the change's messages are queued
-    (``actions.commit.run_locked`` takes them with :func:`take_later`)."""
-    _LATER.setdefault(id(table), []).append(pending)
-
-
-def take_later(table: object) -> list[Pending]:
+def take_later(table: Any) -> list[Pending]:
     """The pictures :func:`later` set aside for ``table`` (and forget them)."""
-    return _LATER.pop(id(table), [])
+    due = list(table.later)
+    table.later.clear()
+    return due
 
 
 async def picture(kind: str, target: str, text: str, chart: Sequence[int] | None = None) -> Outgoing:
@@ -123,8 +126,8 @@ def named_text(message: Message, seats: Sequence[SeatView]) -> str:
     names = {seat.user_id: seat.name for seat in seats}
     parts = []
     for seg in message:
-        if seg.type == "at":
-            parts.append(names.get(str(seg.data.get("qq")), str(seg.data.get("qq"))))
+        if seg.user_id is not None:
+            parts.append(names.get(seg.user_id, seg.user_id))
         elif seg.type == "text":
             parts.append(str(seg.data.get("text", "")))
     return "".join(parts)
@@ -212,6 +215,42 @@ def table_picture(adapter: GameAdapter, game: Any, seats: list[SeatView],
     return Pending(group_id, fallback, render.draw_table, (view,))
 
 
+# ---- the settlement (结算) -------------------------------------------------------------------
+def settlement_view(adapter: GameAdapter, game: Any, seats: list[SeatView],
+                    number: int | None) -> render.SettlementView | None:
+    """The settlement picture's content of a finished game (:meth:`GameAdapter.settlement`)
+    with its title (第 N 局) and the footer pointing at every move (``/对局 N``); ``None``
+    when the game has none."""
+    view = adapter.settlement(game, seats)
+    if view is None:
+        return None
+    view.title = f"【{adapter.name}】第 {number} 局 结算" if number else f"【{adapter.name}】结算"
+    view.footer = f"每人发到的牌和每一手：/对局 {number}" if number else ""
+    return view
+
+
+def settlement_text(view: render.SettlementView) -> str:
+    """The settlement as text (the picture's fallback)."""
+    lines = [view.title, view.headline]
+    for row in view.rows:
+        bits = [b for b in (row.role, row.place, row.result) if b]
+        note = f"（{row.note}）" if row.note else ""
+        lines.append(f"{row.head} {' '.join(bits)} {row.points:+d}{note}" if row.points
+                     else f"{row.head} {' '.join(bits)} 0{note}")
+    return "\n".join([*lines, *view.notes])
+
+
+def settlement_picture(adapter: GameAdapter, game: Any, seats: list[SeatView], group_id: str,
+                       number: int | None) -> Pending | None:
+    """The settlement at the end of a game (结算) for the group, drawn after the end
+    message: the result, every seat's cards left, multipliers and points, in one picture
+    people would post; ``None`` for a game without one."""
+    view = settlement_view(adapter, game, seats, number)
+    if view is None:
+        return None
+    return Pending(group_id, settlement_text(view), render.draw_settlement, (view,))
+
+
 # ---- the end-of-game details ---------------------------------------------------------------
 def details_text(adapter: GameAdapter, game: Any, seats: list[SeatView], number: int | None,
                  end_text: str, replay: dict | None) -> str | None:
@@ -258,9 +297,10 @@ def details_view(adapter: GameAdapter, game: Any, seats: list[SeatView], number:
 
 
 async def replay_picture(adapter: GameAdapter, final: Any, seats: list[SeatView],
-                         number: int, replay: dict) -> Message | None:
+                         number: int, replay: dict) -> bytes | None:
     """The end-of-game details of an archived game (第 ``number`` 局: ``final`` its
-    engine at the end, ``replay`` its record's replay) drawn as one picture message (every
+    engine at the end, ``replay`` its record's replay) drawn as one picture (PNG: a node of
+    a merged forward; every
     hand as dealt, roles, the dealer, spy cards and tribute / the bottom / the cards set
     aside, the result), for the top of ``/对局 N``'s answer; ``None`` when it cannot be
     drawn (logged)."""
@@ -273,4 +313,4 @@ async def replay_picture(adapter: GameAdapter, final: Any, seats: list[SeatView]
     except Exception:  # noqa: BLE001 - the replay's text is sent all the same
         logger.exception("details picture could not be drawn; sending the text alone")
         return None
-    return Message(MessageSegment.image(image))
+    return image

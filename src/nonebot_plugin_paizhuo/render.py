@@ -1,5 +1,6 @@
-"""Pictures (Pillow): the table after a move (图片桌面), the end-of-game details with every
-hand as dealt, the /战绩 card with a points-over-time chart and the /排行 board.
+"""Pictures (Pillow): the table after a move (图片桌面), the settlement at the end of a game
+(结算), the end-of-game details with every hand as dealt, the /战绩 card with a
+points-over-time chart and the /排行 board.
 
 Each drawer takes plain data (a scene: names, card ids, text lines), so it can run in the
 drawing thread (``pictures.draw``) without touching a game, and returns a :class:`Picture`:
@@ -108,11 +109,11 @@ def font_path() -> str | None:
 
     chosen = find_font(plugin_config().paizhuo_font)
     if chosen:
-        logger.info(f"牌桌: pictures use the font {chosen}")
+        logger.info(f"牌桌: 图片用的字体：{chosen}")
         return chosen
-    logger.warning("牌桌: no font that renders Chinese was found, so /排行, /战绩 and the "
-                   "game details of /对局 N are sent as text. Reinstall the bot (pip install -e .) "
-                   "to get its font, or set PAIZHUO_FONT to a .ttf/.ttc/.otf file.")
+    logger.warning("牌桌: 没有找到能显示中文的字体，图片（/排行、/战绩、/对局 N 的详情、结算、桌面）"
+                   "改发文字。重装机器人（pip install -e .）即可带上字体，或用 PAIZHUO_FONT "
+                   "指定一个 .ttf / .ttc / .otf 字体文件。")
     return None
 
 
@@ -677,8 +678,91 @@ def draw_details(view: DetailsView) -> Picture:
     return canvas.png()
 
 
-SIDE_ROLES = ("特务", "挖坑者")
+SIDE_ROLES = ("特务", "明特务", "明牌特务", "挖坑者")
 """Roles drawn on a dark chip (the side that plays alone)."""
+
+
+# ---- the settlement at the end of a game (结算) -------------------------------------------
+@dataclass(slots=True)
+class SettleRow:
+    """One seat in the settlement: ``head`` (``1. 甲``), ``role`` (特务, 挖坑者…, may be
+    empty), ``place`` (``第 1 名``, empty when not out), ``result`` (胜 / 平 / 负, 不赔),
+    ``points``, the ``cards`` it held at the end (in the game's rank order) and a short
+    ``note`` of why it scored so (``对 乙，明特务 ×2``, ``把一不赔``)."""
+
+    head: str
+    role: str
+    place: str
+    result: str
+    points: int
+    cards: list[int] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(slots=True)
+class SettlementView:
+    """The settlement picture: ``title`` (``【抓特务】第 3 局 结算``), the ``headline``
+    (``平民胜！``), one row per seat in seat order, ``notes`` (multipliers, the bottom, a
+    draw's reason) and the ``footer`` (where every move is)."""
+
+    title: str
+    headline: str
+    rows: list[SettleRow]
+    notes: list[str] = field(default_factory=list)
+    footer: str = ""
+
+
+def draw_settlement(view: SettlementView) -> Picture:
+    """The settlement picture: the result, then per seat its name, role, place, result and
+    points (green won, red lost), the cards it still held drawn as cards, and why it scored
+    so; then the notes."""
+    text_w = WIDTH - 2 * PAD - 8
+    notes = [line for text in view.notes for line in wrap(text, 22, text_w)]
+    card_h = CARD_SIZES["hand"][1]
+    heights = [44 + (card_h + 10 if row.cards else 0) + (30 if row.note else 0) + 10
+               for row in view.rows]
+    head = 64
+    height = (head + 64 + sum(heights) + 12 + 30 * len(notes) + (40 if view.footer else 0) + PAD)
+    canvas = Canvas(WIDTH, height, PAPER)
+    draw = canvas.draw
+    draw.rectangle((0, 0, WIDTH, head), fill=FELT_DARK)
+    canvas.text((PAD, 13), view.title, 30, WHITE, kind="title")
+    canvas.text((PAD + 4, head + 12), view.headline, 34, INK, kind="headline", bold=True)
+    y = head + 64
+    for i, (row, h) in enumerate(zip(view.rows, heights, strict=True)):
+        if i % 2 == 0:
+            draw.rectangle((0, y - 4, WIDTH, y + h - 6), fill=STRIPE)
+        points = f"{row.points:+d}" if row.points else "0"
+        color = FELT if row.points > 0 else RED if row.points < 0 else MUTED
+        pw = text_width(points, 32)
+        canvas.text((WIDTH - PAD - 4 - pw, y - 2), points, 32, color, kind="points", bold=True,
+                    suits=False)
+        x = canvas.text((PAD + 4, y), _fit(row.head, 26, 300), 26, INK, kind="name", bold=True,
+                        suits=False)
+        for chip, fill, ink in ((row.role, FELT if row.role in SIDE_ROLES else CHIP,
+                                 WHITE if row.role in SIDE_ROLES else INK),
+                                (row.place, CHIP, INK),
+                                (row.result, FELT if row.result == "胜" else CHIP,
+                                 WHITE if row.result == "胜" else INK)):
+            if chip and x < WIDTH - PAD - pw - 80:
+                x = canvas.chip((x + 10, y + 3), chip, 18, fill, ink) + 0
+        ry = y + 44
+        if row.cards:
+            left = f"剩 {len(row.cards)} 张"
+            lw = text_width(left, 20)
+            canvas.cards((PAD + 4, ry), row.cards, WIDTH - 2 * PAD - 24 - lw, "hand")
+            canvas.text((WIDTH - PAD - 4 - lw, ry + card_h // 2 - 12), left, 20, MUTED, kind="count")
+            ry += card_h + 10
+        if row.note:
+            canvas.text((PAD + 4, ry), _fit(row.note, 22, text_w), 22, MUTED, kind="note")
+        y += h
+    y += 12
+    for line in notes:
+        canvas.text((PAD + 4, y), line, 22, INK)
+        y += 30
+    if view.footer:
+        canvas.text((PAD + 4, y + 6), view.footer, 22, MUTED, kind="footer")
+    return canvas.png()
 
 
 # ---- the /排行 board and the /战绩 card --------------------------------------------------

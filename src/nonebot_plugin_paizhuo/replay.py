@@ -1,10 +1,11 @@
 """Game replays (复盘): what is saved with a game record to rebuild it, and the rebuild.
 
-A replay is ``{"v": 1, "deal": <engine state as dealt>, "events": [...]}``. The deal is
+A replay is ``{"v": 1, "deal": <engine state as dealt>, "events": [...], "marks": {...}}``. The deal is
 the engine's JSON right after the deal (for 抓特务 with the tribute already given, Z-8);
 the events are every later decision in order:
 
 * ``["return", seat, cards]`` 还贡 (Z-8) · ``["declare", seat, "明" | "明牌" | "暗"]`` (Z-9)
+  · ``["ready", seat]`` a civilian's answer to the same question (G-4)
 * ``["bid", seat, amount]`` 叫分, 0 = 不叫 (W-2) · ``["bury", seat, cards]`` 扣底 (W-3)
 * ``["play", seat, cards, kind]`` 出牌 with the reading kind it took (G-5) · ``["pass", seat]``
 
@@ -12,8 +13,9 @@ Both are derived from the game's own state at the end (the engines keep every ha
 tribute, the bids and the move log): each game rebuilds its deal and the decisions before
 the first play (:meth:`~paizhuo_engine.climbing.ClimbingGame.as_dealt`), this module adds the
 plays. A replay is only saved when re-running it from the deal gives back exactly that
-state. Timeouts and 托管 moves are ordinary events: the
-engine cannot tell them apart, and neither does the replay.
+state. Timeouts and 托管 moves are ordinary events for the engine; ``marks`` (optional)
+says which moves the bot made for a person, by their index among the plays and passes:
+``{"12": "超时", "15": "托管"}`` (the chat layer notes them, ``Table.marks``).
 """
 
 from __future__ import annotations
@@ -32,15 +34,18 @@ from .games.base import GameAdapter
 VERSION = 1
 
 
-def capture(game: ClimbingGame) -> dict[str, Any] | None:
+def capture(game: ClimbingGame, marks: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The replay of ``game`` (finished, or stopped part-way by /结束) as JSON-able data,
-    or ``None`` (logged) when re-running it would not give back the same state."""
+    with ``marks`` (the moves the bot made for a person, see the module doc), or ``None``
+    (logged) when re-running it would not give back the same state."""
     try:
         deal, events = game.as_dealt()
         kinds = game.kinds
         for i, (seat, cards) in enumerate(game.log):
             events.append(["play", seat, list(cards), kinds[i]] if cards else ["pass", seat])
         replay = {"v": VERSION, "deal": deal, "events": events}
+        if marks:
+            replay["marks"] = {k: v for k, v in marks.items() if int(k) < len(game.log)}
         rebuilt = run(type(game), replay)
         if rebuilt.final.to_json() != game.to_json():
             logger.warning("replay: re-running the game gave another state; not saved")
@@ -76,6 +81,8 @@ def _apply(game: Any, event: list) -> Move | None:
         game.return_tribute(seat, event[2])
     elif kind == "declare":
         game.declare(seat, event[2])
+    elif kind == "ready":
+        game.declare(seat, "暗")
     elif kind == "bid":
         game.place_bid(seat, int(event[2]))
     elif kind == "bury":

@@ -13,9 +13,10 @@ Only the person who must act now is @-mentioned: every other @ in a run's group 
 
 from __future__ import annotations
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
+import re
 
 from .messaging import Outgoing
+from .port import Message, MessageSegment
 from .tables import message_from_json, message_to_json
 
 
@@ -23,7 +24,7 @@ def dump_outs(outs: list[Outgoing]) -> list[dict]:
     """Plain messages (no forward, no picture) as JSON-able data for ``Table.pending``."""
     return [{"kind": o.kind, "target": o.target, "message": message_to_json(o.message),
              "group_id": o.group_id, "coalesce": o.coalesce, "hidden": o.hidden,
-             "release": o.release, "prompt": o.prompt}
+             "release": o.release, "prompt": o.prompt, "hand_of": o.hand_of}
             for o in outs if o.forward is None and o.image is None]
 
 
@@ -31,7 +32,7 @@ def load_outs(data: list[dict]) -> list[Outgoing]:
     """Inverse of :func:`dump_outs`."""
     return [Outgoing(d["kind"], d["target"], message_from_json(d["message"]), d.get("group_id"),
                      d.get("coalesce"), hidden=bool(d.get("hidden")), release=bool(d.get("release")),
-                     prompt=bool(d.get("prompt")))
+                     prompt=bool(d.get("prompt")), hand_of=d.get("hand_of"))
             for d in data]
 
 
@@ -63,15 +64,30 @@ def assemble(earlier: list[Outgoing], last: list[Outgoing], actor: str | None,
     return kept
 
 
+TURN_TIME = re.compile(r"（\d+ 秒）$")
+
+
+def in_tuoguan(prompt: Message) -> Message:
+    """A turn prompt of a player in 托管: its turn time (``（60 秒）``) is not what the bot
+    waits — it moves for them after a short pause — so it says ``（托管中）``."""
+    out = Message()
+    for i, seg in enumerate(prompt):
+        if seg.type == "text" and i == len(prompt) - 1:
+            text = str(seg.data.get("text", ""))
+            seg = MessageSegment.text(TURN_TIME.sub("", text) + "（托管中）")
+        out.append(seg)
+    return out
+
+
 def only_at(message: Message, actor: str | None, names: dict[str, str]) -> Message:
     """``message`` with every @ of a user other than ``actor`` as that user's name."""
-    if not any(seg.type == "at" and str(seg.data.get("qq")) != actor for seg in message):
+    if not any(seg.user_id is not None and seg.user_id != actor for seg in message):
         return message
     out = Message()
     for seg in message:
-        qq = str(seg.data.get("qq")) if seg.type == "at" else None
-        if qq is not None and qq != actor:
-            out.append(MessageSegment.text(names.get(qq, qq)))
+        user = seg.user_id
+        if user is not None and user != actor:
+            out.append(MessageSegment.text(names.get(user, user)))
         else:
             out.append(seg)
     return out

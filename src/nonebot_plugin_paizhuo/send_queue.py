@@ -27,6 +27,15 @@ a fake clock.
 * A picture or merged-forward message (an item with a ``fallback()`` that returns its
   text) that fails or hangs is not retried: its text replaces it at the head of its
   conversation, as a send of its own with its own deadline, tries and token.
+* And it is remembered (``item.media``: ``"image"`` or ``"forward"``, each kind on its
+  own): that conversation — and the whole account when the call hung, or when it failed
+  in a second conversation too — sends that kind as text at once, without a call, for
+  ``media_probe_after`` seconds; then the next one is tried (a probe). A probe that fails
+  or hangs starts a wait twice as long (at most ``media_probe_max``); one that goes
+  through, or any such call that does, forgets it (one log line each way). A picture that
+  only adds to what the texts said (``item.extra``: the table after a move) is left out
+  meanwhile, as with pictures off. Before, a hung upload cost every move with a picture
+  its full ``call_timeout``, all game.
 * State stays bounded: a conversation with nothing queued or in flight is dropped; one
   whose sends failed is remembered (failures in a row, back-off) for ``forget_after``
   seconds, at most ``remember_max`` of them.
@@ -114,6 +123,19 @@ class _Entry:
     enqueued: float
     tries_left: int
     priority: int
+    probing: tuple[Any, ...] = ()
+    """The media memories this entry's call tries again (:meth:`SendScheduler._media_try`)."""
+
+
+@dataclass(slots=True)
+class _MediaDown:
+    """One kind of media found failing in one place (a conversation, or the account):
+    no call of it before ``until``; ``rest`` the current wait between two tries;
+    ``probing`` while a try is in flight."""
+
+    until: float
+    rest: float
+    probing: bool = False
 
 
 @dataclass(slots=True)
@@ -155,6 +177,8 @@ class Stats:
     superseded: int = 0
     fallbacks: int = 0
     throttled: int = 0
+    media_skipped: int = 0
+    """Pictures and forwards sent as their text without a call (remembered failing)."""
 
 
 @dataclass(slots=True)
@@ -192,7 +216,8 @@ class SendScheduler:
                  throttle_conversations: int = 3, throttle_window: float = 30.0,
                  recover_after: float = 60.0,
                  on_throttle: Callable[[SendScheduler], None] | None = None,
-                 forget_after: float = 300.0, remember_max: int = 1024) -> None:
+                 forget_after: float = 300.0, remember_max: int = 1024,
+                 media_probe_after: float = 120.0, media_probe_max: float = 1800.0) -> None:
         if rate <= 0 or burst < 1 or call_timeout <= 0:
             raise ValueError("rate and call_timeout must be positive, burst at least 1")
         self.send = send
@@ -211,6 +236,11 @@ class SendScheduler:
         self.on_throttle = on_throttle
         self.forget_after = forget_after
         self.remember_max = max(0, remember_max)
+        self.media_probe_after = media_probe_after
+        self.media_probe_max = max(media_probe_after, media_probe_max)
+        self._media: OrderedDict[tuple[str, tuple[str, str] | None], _MediaDown] = OrderedDict()
+        """Media remembered failing: by ``(kind of media, conversation)``, the account's own
+        under ``(kind, None)``."""
         self.stats = Stats()
         self._slowdown = 0
         self.failures: deque[Failure] = deque(maxlen=50)
@@ -306,6 +336,13 @@ class SendScheduler:
         self._recover(self.clock.now())
         return self._effective_rate()
 
+    def media_down(self) -> dict[str, float]:
+        """The kinds of media the whole account sends as text for now, with the seconds
+        until the next try (for ``/牌桌 状态``)."""
+        now = self.clock.now()
+        return {media: max(0.0, down.until - now)
+                for (media, where), down in self._media.items() if where is None}
+
     def recent_failures(self, seconds: float) -> list[Failure]:
         """The failed or timed-out calls of the last ``seconds``."""
         since = self.clock.now() - seconds
@@ -393,6 +430,77 @@ class SendScheduler:
                 self.on_throttle(self)
             except Exception:  # noqa: BLE001 - a notice is never worth the scheduler
                 log.exception("throttle notice failed")
+
+    # ---- pictures and forwards remembered failing -----------------------------------------
+    def media_blocked(self, media: str, key: tuple[str, str]) -> bool:
+        """Whether a ``media`` message to conversation ``key`` would go as text (or be left
+        out) now: remembered failing there or on the account, and not due for a try."""
+        now = self.clock.now()
+        for scope in ((media, None), (media, key)):
+            down = self._media.get(scope)
+            if down is not None and (down.probing or now < down.until):
+                return True
+        return False
+
+    def _media_try(self, media: str, key: tuple[str, str]) -> tuple[Any, ...] | None:
+        """Whether a ``media`` call to conversation ``key`` is made now: ``None`` when it
+        is remembered failing there or on the whole account (send the text); else the
+        memories this call tries again (empty when there are none)."""
+        now = self.clock.now()
+        scopes = []
+        for scope in ((media, None), (media, key)):
+            down = self._media.get(scope)
+            if down is None:
+                continue
+            if down.probing or now < down.until:
+                return None
+            scopes.append(scope)
+        for scope in scopes:
+            self._media[scope].probing = True
+        return tuple(scopes)
+
+    def _media_ok(self, media: str, key: tuple[str, str]) -> None:
+        """A ``media`` call went through: forget it failing there and on the account."""
+        forgot = [scope for scope in ((media, None), (media, key))
+                  if self._media.pop(scope, None) is not None]
+        if forgot:
+            log.info("%s messages go through again (%s %s)", media, key[0], key[1])
+
+    def _media_failed(self, media: str, key: tuple[str, str], hung: bool,
+                      probing: tuple[Any, ...]) -> None:
+        """A ``media`` call to ``key`` failed (``hung``: timed out): that conversation, and
+        the account when it hung or another conversation fails too, send it as text for
+        a while (a failed try doubles the wait)."""
+        now = self.clock.now()
+        account = (media, None)
+        scopes = [(media, key)]
+        if hung or account in self._media or any(
+                m == media and where not in (None, key) for m, where in self._media):
+            scopes.append(account)
+        rest = 0.0
+        for scope in scopes:
+            down = self._media.get(scope)
+            if down is None:
+                down = self._media[scope] = _MediaDown(now, self.media_probe_after)
+            elif scope in probing:
+                down.rest = min(self.media_probe_max, down.rest * 2)
+            down.probing = False
+            down.until = now + down.rest
+            rest = max(rest, down.rest)
+            self._media.move_to_end(scope)
+        log.warning("%s messages %s (%s %s%s): sent as text without trying for %g s%s", media,
+                    "hang" if hung else "fail", key[0], key[1],
+                    ", the whole account" if account in scopes else "", rest,
+                    "; a try failed" if probing else "")
+        while len(self._media) > max(1, self.remember_max):
+            self._media.popitem(last=False)
+
+    def _media_released(self, probing: tuple[Any, ...]) -> None:
+        """A try ended without telling (stopped): let a later one try again."""
+        for scope in probing:
+            down = self._media.get(scope)
+            if down is not None:
+                down.probing = False
 
     # ---- budget -------------------------------------------------------------------------
     def _refill(self, now: float) -> None:
@@ -517,20 +625,43 @@ class SendScheduler:
     async def _fly(self, conv: _Conversation, entry: _Entry) -> None:
         item = entry.item
         key = (item.kind, item.target)
+        media = getattr(item, "media", None)
+        left_out = False
+        if media is not None:
+            probing = self._media_try(media, key)
+            if probing is None:  # remembered failing: its text, at once, without a call
+                self.stats.media_skipped += 1
+                instead = None if getattr(item, "extra", False) else item.fallback()
+                if instead is None:  # nothing the texts did not say: left out
+                    left_out = True
+                else:
+                    entry.item = item = instead
+                media = None
+            else:
+                entry.probing = probing
         try:
-            await self._call(item)
+            if not left_out:
+                await self._call(item)
         except asyncio.CancelledError:
+            self._media_released(entry.probing)
             _answer(entry.future, False)  # stopped
             raise
         except Exception as err:  # noqa: BLE001 - any failure of the OneBot side
+            if media is not None:
+                self._media_failed(media, key, isinstance(err, TimeoutError), entry.probing)
+            entry.probing = ()
             self._failed(conv, entry, err)
         except BaseException:
+            self._media_released(entry.probing)
             log.exception("send aborted: %s %s", item.kind, item.target)
             self._give_up(entry)
             raise
         else:
-            self.stats.sent += 1
-            conv.failures = 0
+            if media is not None:
+                self._media_ok(media, key)
+            if not left_out:
+                self.stats.sent += 1
+                conv.failures = 0
             if not entry.future.done():
                 entry.future.set_result(True)
         finally:

@@ -7,18 +7,19 @@ from paizhuo_db.history import player_history
 
 from .history_texts import history_lines, signed
 from .names import clean_name
+from .port import QQ_SCOPE
 from .tables import REGISTRY
 
 __all__ = ["render_stats", "signed"]
 
 
-async def render_stats(group_id: str, user_id: str, name: str) -> str:
+async def render_stats(group_id: str, user_id: str, name: str, scope: str = QQ_SCOPE) -> str:
     """``<name> 的战绩（本群）`` (the name cleaned as in seat lists) with games, W/D/L, win rate and points per game type, then
     the streak, best / worst game and the last 10 games (date, game, role, place, result,
-    points)."""
+    points). The person is (``scope``, ``user_id``)."""
     name = clean_name(name) or user_id
     store = REGISTRY.store
-    stats = await store.player_stats(group_id, user_id) if store else []
+    stats = await store.player_stats(group_id, user_id, scope) if store else []
     if not stats or store is None:
         return f"{name} 在本群还没有战绩。"
     lines = [f"{name} 的战绩（本群）："]
@@ -29,5 +30,5 @@ async def render_stats(group_id: str, user_id: str, name: str) -> str:
         games = sum(s.games for s in stats)
         wins = sum(s.wins for s in stats)
         lines.append(f"合计：{games} 局，胜率 {wins / games:.0%}，积分 {signed(sum(s.points for s in stats))}")
-    lines += history_lines(await player_history(store, group_id, user_id))
+    lines += history_lines(await player_history(store, group_id, user_id, scope=scope))
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """``/牌桌 状态``: the account's sending state for the group's admins and the superusers —
-its live tables, the send rate in force (slowed down while throttled, 风控), the queue
+the plugin's version, its live tables, the send rate in force (slowed down while throttled, 风控), the queue
 and the recent failed or timed-out sends."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import math
 
 from .send_queue import SendScheduler
 from .tables import REGISTRY
+from .version import __version__
 
 RECENT = 300.0
 """Failures of the last this many seconds are shown."""
@@ -34,7 +35,7 @@ def status_text(self_id: str, sched: SendScheduler | None) -> str:
     sent nothing yet), one short line per topic."""
     tables = [t for t in REGISTRY.tables.values() if t.account in (self_id, None)]
     playing = sum(1 for t in tables if t.playing)
-    lines = [f"【牌桌】账号 {self_id} 状态",
+    lines = [f"【牌桌】账号 {self_id} 状态（牌桌 {__version__}）",
              f"牌桌：{len(tables)} 桌（进行中 {playing} 桌），后台任务 {_tasks()} 个"]
     if sched is None:
         lines.append("发送：还没有发过消息")
@@ -49,6 +50,9 @@ def status_text(self_id: str, sched: SendScheduler | None) -> str:
     timeouts = sum(1 for f in recent if "TimeoutError" in f.error)
     places = len({(f.kind, f.target) for f in recent})
     lines.append(f"最近 {RECENT / 60:g} 分钟失败：{len(recent)} 次（超时 {timeouts} 次，{places} 个会话）")
+    names = {"image": "图片", "forward": "合并转发"}
+    for media, wait in sorted(sched.media_down().items()):
+        lines.append(f"{names.get(media, media)}：发送失败或挂住，暂时改发文字，{wait:.0f} 秒后再试")
     stats = sched.stats
     lines.append(f"累计：发出 {stats.sent} 条，失败 {stats.failed} 次，放弃 {stats.given_up} 条，"
                  f"改发文字 {stats.fallbacks} 次，降速 {stats.throttled} 次")

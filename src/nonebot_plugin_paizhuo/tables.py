@@ -16,23 +16,27 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
 
 from paizhuo_db.history import game_number
 from paizhuo_db.records import FinishedGame, seats_summary
-from paizhuo_db.store import Store, encode_state
+from paizhuo_db.store import AccountLost, Store, encode_state
 
+from .ai_turn import secret_pause
 from .config import plugin_config
 from .games import GAMES, GameAdapter
 from .games.base import SeatView, is_computer
+from .port import QQ_SCOPE, Message, MessageSegment
+from .port.message import from_json, to_json
 from .replay import capture
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AUTO_DELAY = 1.5
-"""Seconds before the bot moves for a player in 托管 (so the group can follow)."""
+"""Least seconds before the bot moves for a player in 托管 (so the group can follow, and
+the player can cancel it): this or the computer players' pause, the longer."""
 RETRY_MAX = 30.0
 """Longest wait (seconds) before a timer retries after its save failed (backoff 1, 2, 4 …)."""
 CONTINUE_HINT = "\n发送 /继续 开下一局（全员发送后开始），/退出 离座。"
@@ -44,6 +48,13 @@ class SaveFailed(Exception):
     """A change could not be saved (the database raised: disk full, read-only file,
     ``database is locked`` …). ``__cause__`` is the store's exception; the change does
     not count and the table must go back to its last saved state."""
+
+
+def _current_task() -> asyncio.Task | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running loop (tests tearing down)
+        return None
 
 
 def now_utc() -> datetime:
@@ -103,6 +114,49 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
+def _boot_id() -> str | None:
+    """This machine's boot (Linux: ``/proc/sys/kernel/random/boot_id``), ``None`` where it
+    cannot be told. Within one boot the monotonic clock (``time.monotonic``,
+    ``CLOCK_MONOTONIC``) is the same in every process, so a restarted process can tell how
+    long it was down by it, whatever the wall clock did meanwhile."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+BOOT_ID = _boot_id()
+
+
+def _save_clock(drift: timedelta) -> dict:
+    """The clocks when a table is saved (``"clock"`` in :meth:`Table.to_json`): ``wall``,
+    the save's moment on the same scale as the saved deadlines (wall-clock time as
+    :func:`_deadline_out` writes it), ``mono`` the monotonic clock at that moment (one
+    reading for both) and ``boot`` the machine's boot (:data:`BOOT_ID`)."""
+    mono = CLOCK.mono()
+    at = _anchor[0] + timedelta(seconds=mono - _anchor[1])  # timer_now() at ``mono``
+    return {"wall": _deadline_out(at, drift), "mono": mono, "boot": BOOT_ID}
+
+
+def _load_shift(clock: dict | None) -> timedelta:
+    """What to add to a saved (wall-clock) deadline to get it in :func:`timer_now` time,
+    so that it keeps the time that was left when it was saved, less the time that really
+    passed since: measured on the monotonic clock when the save was made in this boot (a
+    wall clock stepped between the save and a restart changes nothing), else on the wall
+    clock (another machine, a reboot; a wall clock now behind the save counts as no time
+    passed). A state saved without its clocks (older versions): the wall clock, as then."""
+    if not clock:
+        return clock_drift()
+    saved = datetime.fromisoformat(clock["wall"])
+    mono = float(clock["mono"])
+    if BOOT_ID is not None and clock.get("boot") == BOOT_ID and mono <= CLOCK.mono():
+        # The save's moment in timer_now() time, less its saved form: the deadlines move
+        # with the monotonic clock, exactly (the same reading made both).
+        return _anchor[0] + timedelta(seconds=mono - _anchor[1]) - saved
+    passed = max(timedelta(0), CLOCK.wall() - saved)
+    return timer_now() - saved - passed
+
+
 def reminder_before(turn: int) -> int | None:
     """Seconds before a ``turn``-second limit runs out that the player to act is warned:
     a third of it, at least 2 and at most 15; ``None`` for a limit of 5 seconds or less
@@ -112,9 +166,9 @@ def reminder_before(turn: int) -> int | None:
     return min(15, max(2, turn // 3))
 
 
-def _deadline_in(value: str | None, drift: timedelta) -> datetime | None:
-    """A saved (wall-clock) deadline in :func:`timer_now` time."""
-    return datetime.fromisoformat(value) + drift if value else None
+def _deadline_in(value: str | None, shift: timedelta) -> datetime | None:
+    """A saved (wall-clock) deadline in :func:`timer_now` time (``shift``: :func:`_load_shift`)."""
+    return datetime.fromisoformat(value) + shift if value else None
 
 
 def _deadline_out(value: datetime | None, drift: timedelta) -> str | None:
@@ -137,16 +191,32 @@ class Table:
     ``games`` how many games this table has dealt; ``account`` the bot account
     (机器人账号, its QQ number ``self_id``) in whose group the table was opened: its
     messages, friend checks and timers go through that account (``None``: saved before
-    accounts were recorded, adopted by the first account that serves it).
+    accounts were recorded, adopted by the first account that serves it); ``scope`` the
+    identity scope of its group and persons (``port.room.QQ_SCOPE`` on the QQ sides; the
+    records it writes carry it).
 
-    Not saved (process-local): ``saved`` is the JSON text of the last state written to
-    the store (``None`` while never saved), ``failures`` counts failed saves in a row and
-    ``retry_at`` is when a timer may retry after one; ``announcing`` holds the end
-    messages of this change that wait to be sent, as ``(game uid, Outgoing)``.
+    Not saved: everything the process holds for the table lives on this object, and
+    :meth:`drop` lets it all go (the registry drops a table it removes). ``lock``
+    serialises its changes; ``saved`` is the JSON text of the last state written to the
+    store (``None`` while never saved), ``failures`` counts failed saves in a row and
+    ``retry_at`` is when a timer may retry after one (the back-off); ``timer`` is the
+    task waiting for its next reminder / deadline / computer pause
+    (``actions.deadlines``) and ``deferred`` says it came due while the table's account
+    was away; ``ahead`` holds the 困难 searches started for its coming computer decisions
+    (``ai_turn``); ``later`` the pictures to draw once the change's texts are queued
+    (``pictures.Pending``); ``announcing`` the end messages of this change that wait to
+    be sent, as ``(game uid, Outgoing)`` (claimed in :attr:`Registry.claims` meanwhile);
+    ``token`` is the hold of the account this table was loaded or opened under
+    (PostgreSQL, ``Store.account_token``): every write of it carries it, and once another
+    process took the account none goes through (``None`` on SQLite).
 
     ``pending`` (saved) holds the messages of a run of automatic moves (computer players,
     托管, 要不起自动过) not yet posted, as JSON (``runs.dump_outs``): they go out in one
     post when the run reaches a person's decision.
+
+    ``marks`` (saved) notes the moves of the current game the bot made for a person, by
+    their index in the game's log (as a string): ``"超时"``, ``"托管"`` or
+    ``"要不起，自动过"``, as the group was told them; the replay (复盘) shows them.
     """
 
     group_id: str
@@ -169,12 +239,33 @@ class Table:
     auto: list[str] = field(default_factory=list)
     games: int = 0
     account: str | None = None
+    scope: str = QQ_SCOPE
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
     saved: str | None = field(default=None, compare=False, repr=False)
     failures: int = field(default=0, compare=False, repr=False)
     retry_at: datetime | None = field(default=None, compare=False, repr=False)
     announcing: list = field(default_factory=list, compare=False, repr=False)
+    timer: asyncio.Task | None = field(default=None, compare=False, repr=False)
+    deferred: bool = field(default=False, compare=False, repr=False)
+    ahead: list = field(default_factory=list, compare=False, repr=False)
+    later: list = field(default_factory=list, compare=False, repr=False)
     pending: list = field(default_factory=list)
+    marks: dict[str, str] = field(default_factory=dict)
+    token: int | None = field(default=None, compare=False, repr=False)
+
+    def drop(self) -> None:
+        """Let go of everything the process holds for this table (it was removed): its
+        timer is cancelled (unless it is the task running this), its searches started
+        ahead are cancelled, its pictures to draw are forgotten. The saved state, the
+        lock and the end messages being sent are kept (a change under way finishes)."""
+        timer, self.timer = self.timer, None
+        if timer is not None and timer is not _current_task():
+            timer.cancel()
+        self.deferred = False
+        for entry in self.ahead:
+            entry.search.cancel()
+        self.ahead.clear()
+        self.later.clear()
 
     @property
     def adapter(self) -> GameAdapter:
@@ -189,6 +280,13 @@ class Table:
     def humans(self) -> list[str]:
         """User ids of the seated humans (not computer players)."""
         return [s.user_id for s in self.seats if not is_computer(s.user_id)]
+
+    def mark_last_move(self, why: str) -> None:
+        """Note that the game's last move was made by the bot for a person (``why``:
+        ``超时``, ``托管``, ``要不起，自动过``), for the replay."""
+        log = getattr(self.engine, "log", None)
+        if log:
+            self.marks[str(len(log) - 1)] = why
 
     def seat_of(self, user_id: str) -> int | None:
         """The 0-based seat of ``user_id``, ``None`` if not seated."""
@@ -227,6 +325,8 @@ class Table:
             return
         if any(is_computer(self.seats[s].user_id) for s in self.adapter.waiting_seats(self.engine)):
             delay = plugin_config().computer_delay
+            if self.adapter.secret_phase(self.engine):  # G-4: the same for every deal
+                delay = max(delay, secret_pause(self))
             self.computer_at = now + timedelta(seconds=delay)
         prompt = self.adapter.prompt_seconds(self.engine)
         if prompt:
@@ -236,7 +336,7 @@ class Table:
         if seat is None or is_computer(self.seats[seat].user_id):
             return
         if self.seats[seat].user_id in self.auto:
-            self.deadline = now + timedelta(seconds=AUTO_DELAY)
+            self.deadline = now + timedelta(seconds=max(AUTO_DELAY, plugin_config().computer_delay))
             return
         turn = int(self.setting("turn_seconds"))
         if turn:
@@ -245,11 +345,12 @@ class Table:
             if before:
                 self.remind_at = self.deadline - timedelta(seconds=before)
 
-    def to_json(self) -> dict:
+    def to_json(self, clock: bool = False) -> dict:
         """Everything needed to resume this table, as JSON-able data (deadlines as
-        wall-clock times)."""
+        wall-clock times); with ``clock`` (what is saved) also the clocks of this moment
+        (``"clock"``: how a restart tells the time left, :func:`_load_shift`)."""
         drift = clock_drift()
-        return {
+        data = {
             "group_id": self.group_id, "game": self.game, "size": self.size,
             "opener": self.opener, "seats": [[s.user_id, s.name] for s in self.seats],
             "settings": self.settings, "created_at": self.created_at.isoformat(),
@@ -262,8 +363,13 @@ class Table:
             "timeouts": dict(self.timeouts), "auto": list(self.auto),
             "engine": self.adapter.dump(self.engine) if self.engine is not None else None,
             "account": self.account,
+            "scope": self.scope,
             "pending": list(self.pending),
+            "marks": dict(self.marks),
         }
+        if clock:
+            data["clock"] = _save_clock(drift)
+        return data
 
     def revert(self) -> None:
         """Go back to the last saved state (what a restart would load). Raises
@@ -285,9 +391,11 @@ class Table:
 
     @classmethod
     def from_json(cls, data: dict) -> Table:
-        """Inverse of :meth:`to_json`. Raises ``KeyError`` for an unknown game."""
+        """Inverse of :meth:`to_json`: each deadline keeps the time it had left when saved,
+        less the time that passed since (:func:`_load_shift`). Raises ``KeyError`` for an
+        unknown game."""
         adapter = GAMES[data["game"]]
-        drift = clock_drift()
+        drift = _load_shift(data.get("clock"))
         return cls(
             group_id=data["group_id"], game=data["game"], size=int(data["size"]),
             opener=data["opener"], seats=[SeatView(u, n) for u, n in data["seats"]],
@@ -300,26 +408,28 @@ class Table:
             computer_at=_deadline_in(data.get("computer_at"), drift),
             timeouts=dict(data.get("timeouts") or {}),
             auto=list(data.get("auto") or []), account=data.get("account"),
+            scope=data.get("scope") or QQ_SCOPE,
             pending=list(data.get("pending") or []),
+            marks=dict(data.get("marks") or {}),
         )
 
 
 PERSISTED = ("group_id", "game", "size", "opener", "seats", "settings", "created_at", "started_at",
              "uid", "engine", "status", "ready", "previous", "deadline", "remind_at", "computer_at",
-             "timeouts", "auto", "games", "pending")
+             "timeouts", "auto", "games", "pending", "marks")
 """The fields of :class:`Table` that :meth:`Table.to_json` saves and :meth:`Table.revert`
 restores (``account`` is saved too but never reverted: it is who serves the table, and a
 row saved before accounts were recorded has none)."""
 
 
 def message_to_json(message: Message) -> list[dict]:
-    """A message as JSON-able data: ``[{"type": …, "data": {…}}, …]``."""
-    return [{"type": seg.type, "data": dict(seg.data)} for seg in message]
+    """A message as JSON-able data (``port.message.to_json``)."""
+    return to_json(message)
 
 
 def message_from_json(data: list[dict]) -> Message:
-    """Inverse of :func:`message_to_json`."""
-    return Message([MessageSegment(seg["type"], dict(seg["data"])) for seg in data])
+    """Inverse of :func:`message_to_json` (rows written before the port read back too)."""
+    return from_json(data)
 
 
 def end_message(table: Table) -> Message:
@@ -338,6 +448,12 @@ class Registry:
         self.guard = asyncio.Lock()
         self.store: Store | None = None
         self.resumed: set[str] = set()
+        self.claims: set[str] = set()
+        """Games (uid) whose end message is being sent right now — by the change that
+        finished the game (claimed before its record is written) or by a late
+        announcement when an account connects: whoever claimed it sends it, nobody else
+        meanwhile. Kept here, not on a table: a table of computer players closes with its
+        game while its end message is still on the way."""
 
     def get(self, group_id: str) -> Table | None:
         """The table of a group."""
@@ -349,7 +465,10 @@ class Registry:
         return self.tables.get(gid) if gid is not None else None
 
     def add(self, table: Table) -> None:
-        """Register a table and index its seated users."""
+        """Register a table and index its seated users; a table without a token gets the
+        current hold of its account (``Table.token``)."""
+        if table.token is None and self.store is not None:
+            table.token = self.store.account_token(table.account)
         self.tables[table.group_id] = table
         for s in table.seats:
             if not is_computer(s.user_id):
@@ -361,11 +480,13 @@ class Registry:
             del self.by_user[user_id]
 
     def remove(self, table: Table) -> None:
-        """Forget a table and its seats (in memory)."""
+        """Forget a table and its seats (in memory), and everything the process holds for
+        it (:meth:`Table.drop`)."""
         if self.tables.get(table.group_id) is table:
             del self.tables[table.group_id]
         for s in table.seats:
             self.unseat(table, s.user_id)
+        table.drop()
 
     def require_store(self) -> Store:
         """The store. Raises ``RuntimeError`` before start-up."""
@@ -381,22 +502,40 @@ class Registry:
             del self.by_user[user]
         if registered:
             self.add(table)
-        elif self.tables.get(gid) is table:
-            del self.tables[gid]
+        else:
+            if self.tables.get(gid) is table:
+                del self.tables[gid]
+            table.drop()
+
+    def _token(self, table: Table) -> int | None:
+        """The token the table's writes carry (``Table.token``; a table that has none yet
+        takes its account's current hold). Raises :class:`~paizhuo_db.store.AccountLost`
+        when the database is shared and this process does not hold the table's account:
+        nothing of it may be written."""
+        store = self.require_store()
+        if table.token is None:
+            table.token = store.account_token(table.account)
+        if table.token is None and table.account is not None and not store.exclusive:
+            raise AccountLost(table.account, "this process does not hold it")
+        return table.token
 
     async def save(self, table: Table) -> None:
         """Persist the table (after every accepted change), encoding it to JSON once;
         the write is scoped by the table's account (a row of another account is left
-        alone).
+        alone) and fenced by its token (none goes through once another process took the
+        account).
 
         Raises:
             SaveFailed: the store raised (``__cause__`` :class:`paizhuo_db.store.LiveTableTaken`
-                when the group's row belongs to another account); nothing was written.
+                when the group's row belongs to another account,
+                :class:`paizhuo_db.store.AccountLost` when this process does not hold the
+                account any more); nothing was written.
         """
-        text = encode_state(table.to_json())
+        text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().save_live_text(table.group_id, table.game, text,
-                                                      account=table.account)
+                                                      account=table.account,
+                                                      token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"save of group {table.group_id}: {err!r}") from err
         table._saved_as(text)
@@ -410,7 +549,8 @@ class Registry:
         """
         self.remove(table)
         try:
-            await self.require_store().delete_live(table.group_id, account=table.account)
+            await self.require_store().delete_live(table.group_id, account=table.account,
+                                                   token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"delete of group {table.group_id}: {err!r}") from err
 
@@ -436,11 +576,12 @@ class Registry:
                           "users": [s.user_id for s in table.seats]}
         table.rearm()
         closing = not table.humans()
-        text = encode_state(table.to_json())
+        text = encode_state(table.to_json(clock=True))
         try:
             await self.require_store().finish_game(
                 record, live=None if closing else (table.game, text),
-                announcement=message_to_json(message), account=table.account)
+                announcement=message_to_json(message), account=table.account,
+                token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"record of game {record.uid}: {err!r}") from err
         if closing:
@@ -461,7 +602,8 @@ class Registry:
         record = void_record(table)
         self.remove(table)
         try:
-            await self.require_store().finish_game(record, account=table.account)
+            await self.require_store().finish_game(record, account=table.account,
+                                                   token=self._token(table))
         except Exception as err:
             raise SaveFailed(f"void record of group {table.group_id}: {err!r}") from err
         return await self.game_number(record.uid)
@@ -491,6 +633,7 @@ class Registry:
                 continue
             if account is not None:
                 table.account = account
+            table.token = self.require_store().account_token(table.account)
             table.saved = encode_state(data)
             if table.status == PLAYING and table.adapter.is_over(table.engine):
                 await self.record_finished(table)
@@ -500,7 +643,10 @@ class Registry:
         return resumed
 
     def reset(self) -> None:
-        """Forget every table in memory (tests)."""
+        """Forget every table in memory, with all the process held for each (tests)."""
+        for table in list(self.tables.values()):
+            table.drop()
+        self.claims.clear()
         self.tables.clear()
         self.by_user.clear()
         self.resumed.clear()
@@ -516,8 +662,9 @@ def end_record(table: Table) -> FinishedGame:
     )
     record.summary.update(seats=seats_summary([s.user_id for s in table.seats],
                                               [s.name for s in table.seats], record.players),
-                          replay=capture(table.engine))
+                          replay=capture(table.engine, table.marks))
     record.players = [p for p in record.players if not is_computer(p.user_id)]
+    record.scope = table.scope
     return record
 
 
@@ -530,8 +677,8 @@ def void_record(table: Table) -> FinishedGame:
         ended_at=now_utc(), settings=table.engine.rules.to_json(),
         summary={"void": True,
                  "seats": seats_summary([s.user_id for s in table.seats], [s.name for s in table.seats]),
-                 "replay": capture(table.engine)},
-        players=[])
+                 "replay": capture(table.engine, table.marks)},
+        players=[], scope=table.scope)
 
 
 REGISTRY = Registry()

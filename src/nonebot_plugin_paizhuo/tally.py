@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_engine.ai.view import seen_elsewhere, unseen_cards
 from paizhuo_engine.cards import RANK_NAMES, rank_of
 
 from . import accounts
 from .actions.basics import reply
+from .actions.commit import acting_seats
 from .messaging import Outgoing, deliver, private
 from .tables import REGISTRY, Table
 
@@ -69,6 +70,8 @@ async def send_tally(bot: Bot, user_id: str, group_id: str | None) -> None:
         seat = table.seat_of(user_id)
         if seat is not None and table.playing and table.engine is not None:
             outs.append(private(user_id, tally_text(table, seat), table.group_id))
+            outs[-1].coalesce = "tally"  # a newer count replaces one still waiting
+            outs[-1].urgent = seat in acting_seats(table)  # asked to act: goes first
         else:
             outs.append(reply(group_id, user_id, NO_GAME) if group_id else private(user_id, NO_GAME))
     await deliver(bot, outs)

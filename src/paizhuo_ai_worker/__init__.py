@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -73,6 +74,28 @@ def warm() -> int:
     return 0
 
 
+def exit_with_parent() -> None:
+    """Run in each worker as it starts (the pool's ``initializer``): a thread that waits
+    for the parent process to end and then ends this worker at once, whatever it is doing
+    (a search holds nothing worth saving). The parent's end is seen on the pipe
+    :mod:`multiprocessing` keeps between them (:func:`multiprocessing.parent_process`'s
+    sentinel: readable once the parent is gone, however it died, kill -9 included).
+
+    Without it a killed bot left its workers running for good (parent pid 1, blocked on
+    the task queue whose other end they hold themselves), and with them the resource
+    tracker, which lives while any of them holds its pipe; a crash loop added about
+    100 MiB a restart."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()  # waits on the sentinel: returns once the parent process is gone
+        os._exit(0)
+
+    threading.Thread(target=watch, name="paizhuo-exit-with-parent", daemon=True).start()
+
+
 class Search:
     """A search submitted to a :class:`SearchPool` (:meth:`SearchPool.start`) whose answer
     is taken later (:meth:`SearchPool.result`): ``future`` (the worker's), ``budget_ms``
@@ -125,10 +148,12 @@ class SearchPool:
 
     def executor(self) -> ProcessPoolExecutor:
         """The worker pool, started on first use (spawned processes: no state of the bot
-        process is copied into them)."""
+        process is copied into them; each ends as soon as the bot does,
+        :func:`exit_with_parent`)."""
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"))
+                self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=exit_with_parent)
             with main_not_rerun():
                 self._executor.submit(warm)
         return self._executor

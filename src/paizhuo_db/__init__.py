@@ -9,7 +9,15 @@ Typical use::
 """
 
 from .records import FinishedGame, FinishedPlayer, GameStats
-from .store import LiveTableTaken, PendingAnnouncement, Store, alembic_config, encode_state
+from .store import (
+    AccountLost,
+    LiveTableTaken,
+    PendingAnnouncement,
+    Store,
+    alembic_config,
+    encode_state,
+)
 
-__all__ = ["FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken", "PendingAnnouncement", "Store",
+__all__ = ["AccountLost", "FinishedGame", "FinishedPlayer", "GameStats", "LiveTableTaken",
+           "PendingAnnouncement", "Store",
            "alembic_config", "encode_state"]

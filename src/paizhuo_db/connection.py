@@ -47,6 +47,12 @@ def make_engine(url: str | URL, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
       ``BEGIN`` (it never takes the write lock);
     * JSON is stored without ``\\uXXXX`` escapes (on every backend).
 
+    On a server (PostgreSQL) every pooled connection is checked before use
+    (``pool_pre_ping``: one round trip): after the server restarted, failed over or ended
+    idle sessions, the first use of each pooled connection failed (a player's move was
+    refused, ``没有生效，请重试。``); now a dead one is replaced, unseen. (A SQLite file has
+    no server to lose.)
+
     Extra ``kwargs`` go to :func:`create_async_engine` (e.g. ``poolclass``).
 
     Raises:
@@ -55,6 +61,8 @@ def make_engine(url: str | URL, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
     """
     sqlite = is_sqlite(url)
     kwargs.setdefault("json_serializer", _json_dumps)
+    if not sqlite:
+        kwargs.setdefault("pool_pre_ping", True)
     engine = create_async_engine(url, **kwargs)
     if sqlite:
         _install_sqlite_hooks(engine, busy_timeout)

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from .models import GameRecord, PlayerRecord
+from .models import QQ_SCOPE, GameRecord, PlayerRecord
 from .records import COMPUTER_PREFIX, is_computer_id
 from .store import Store
 
@@ -77,17 +77,19 @@ class Board:
 
 
 async def leaderboard(store: Store, group_id: str, game: str, *, since: datetime | None,
-                      min_games: int, caller: str, top: int = 10, period: str = "all") -> Board:
+                      min_games: int, caller: str, top: int = 10, period: str = "all",
+                      scope: str = QQ_SCOPE) -> Board:
     """The group's leaderboard of ``game`` over games ended at or after ``since`` (all
     when ``None``), among players with at least ``min_games`` games, in one query on
     ``ix_player_records_board``.
 
     Order: points (high first), then win rate, then more games, then the QQ number (so
     ties are always broken the same way). ``caller``'s row is returned even outside the
-    top ``top`` or below the minimum.
+    top ``top`` or below the minimum. Persons are (``scope``, user id): only the rows of
+    ``scope`` count.
     """
     pr = PlayerRecord.__table__
-    where = [pr.c.group_id == group_id, pr.c.game == game]
+    where = [pr.c.group_id == group_id, pr.c.game == game, pr.c.scope == scope]
     if since is not None:
         where.append(pr.c.ended_at >= since)
     wins = func.sum(case((pr.c.result == "win", 1), else_=0))
@@ -166,12 +168,13 @@ def _played(row: Any) -> PlayedGame:
 
 
 async def player_history(store: Store, group_id: str, user_id: str,
-                         limit: int = 10) -> PlayerHistory:
-    """``user_id``'s last ``limit`` games in the group, streak, best and worst game."""
+                         limit: int = 10, scope: str = QQ_SCOPE) -> PlayerHistory:
+    """The person (``scope``, ``user_id``)'s last ``limit`` games in the group, streak,
+    best and worst game."""
     pr, gr = PlayerRecord.__table__, GameRecord.__table__
     columns = (gr.c.group_seq, pr.c.game, pr.c.ended_at, pr.c.role, pr.c.place, pr.c.result,
                pr.c.points)
-    mine = (pr.c.group_id == group_id, pr.c.user_id == user_id)
+    mine = (pr.c.group_id == group_id, pr.c.user_id == user_id, pr.c.scope == scope)
     base = select(*columns).join(gr, gr.c.id == pr.c.game_id).where(*mine)
     newest = (pr.c.ended_at.desc(), pr.c.id.desc())
     async with store.engine.connect() as conn:
@@ -301,11 +304,13 @@ async def game_number(store: Store, uid: str) -> int | None:
                                    .where(GameRecord.uid == uid))).scalar()
 
 
-async def points_series(store: Store, group_id: str, user_id: str, limit: int = 30) -> list[int]:
-    """``user_id``'s running points total over their last ``limit`` games in the group,
-    oldest first, starting from the total before those games (for the /战绩 chart)."""
+async def points_series(store: Store, group_id: str, user_id: str, limit: int = 30,
+                        scope: str = QQ_SCOPE) -> list[int]:
+    """The person (``scope``, ``user_id``)'s running points total over their last
+    ``limit`` games in the group, oldest first, starting from the total before those games
+    (for the /战绩 chart)."""
     pr = PlayerRecord.__table__
-    mine = (pr.c.group_id == group_id, pr.c.user_id == user_id)
+    mine = (pr.c.group_id == group_id, pr.c.user_id == user_id, pr.c.scope == scope)
     async with store.engine.connect() as conn:
         recent = [int(p) for p in (await conn.execute(
             select(pr.c.points).where(*mine).order_by(pr.c.ended_at.desc(), pr.c.id.desc())

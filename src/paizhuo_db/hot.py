@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 Params = tuple[str, str, str, str, str | None]
 """``(group_id, game, state JSON, updated_at text, account)`` of one upsert."""
+Write = tuple[str | None, tuple[Any, ...]]
+"""One statement of a batch: ``(SQL, parameters)``; ``None`` for the live-row upsert (whose
+changed-row count tells a row of another account)."""
 
 
 class _Busy:
@@ -82,7 +85,7 @@ class HotSaver:
         self._conn: sqlite3.Connection | None = None
         self._now: sqlite3.Connection | None = None
         self._since_checkpoint = 0
-        self._pending: list[tuple[Params, asyncio.Future[str | None]]] = []
+        self._pending: list[tuple[Write, asyncio.Future[str | None]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._closed = False
         self.batches = 0
@@ -106,11 +109,12 @@ class HotSaver:
             self._conn = self._open()
         return self._conn
 
-    def _write(self, batch: list[Params], conn: sqlite3.Connection | None = None
+    def _write(self, batch: list[Write], conn: sqlite3.Connection | None = None
                ) -> list[str | None] | BaseException:
         """One transaction for the batch (on ``conn``, by default the thread's): ``None``
-        for a saved row, the owning account for a row of another account (not written);
-        the error when the transaction failed (nothing written)."""
+        for a saved row (or another statement run), the owning account for a row of
+        another account (not written); the error when the transaction failed (nothing
+        written)."""
         try:
             conn = conn or self._connection()
             conn.execute("BEGIN IMMEDIATE")
@@ -118,8 +122,11 @@ class HotSaver:
             return err
         try:
             results: list[str | None] = []
-            for params in batch:
-                if conn.execute(self._upsert, params).rowcount == 0:
+            for sql, params in batch:
+                if sql is not None:
+                    conn.execute(sql, params)
+                    results.append(None)
+                elif conn.execute(self._upsert, params).rowcount == 0:
                     row = conn.execute(self._owner, (params[0],)).fetchone()
                     results.append((row[0] if row else None) or "")
                 else:
@@ -154,7 +161,7 @@ class HotSaver:
             self._now = self._open(["PRAGMA busy_timeout=0", "PRAGMA wal_autocheckpoint=0"])
         return self._now
 
-    def _write_now(self, params: Params) -> str | None | _Busy:
+    def _write_now(self, params: Write) -> str | None | _Busy:
         """The save written at once on the event loop's connection, or :data:`BUSY` when
         another writer holds the database (nothing written: the caller goes to the
         thread). Raises the ``sqlite3.Error`` of any other failure (nothing written)."""
@@ -198,15 +205,27 @@ class HotSaver:
             sqlite3.Error: the write or the batch's transaction failed (nothing of it was
                 written).
         """
+        return await self._submit((None, params))
+
+    async def run(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Run one other writing statement the same way (at once when the database is
+        free, else with the next batch); returns once committed.
+
+        Raises:
+            sqlite3.Error: as :meth:`save`.
+        """
+        await self._submit((sql, params))
+
+    async def _submit(self, write: Write) -> str | None:
         if self._closed:
             raise sqlite3.ProgrammingError("the saver is closed")
         if not self._pending and (self._flusher is None or self._flusher.done()):
-            outcome = self._write_now(params)
+            outcome = self._write_now(write)
             if outcome is not BUSY:
                 return outcome  # type: ignore[return-value]
         loop = asyncio.get_running_loop()
         future: asyncio.Future[str | None] = loop.create_future()
-        self._pending.append((params, future))
+        self._pending.append((write, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = loop.create_task(self._flush())
         return await future  # a cancelled caller leaves the batch to be written

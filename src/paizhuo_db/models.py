@@ -8,6 +8,10 @@ Tables:
 * ``group_settings``: a group's rule settings per game.
 * ``player_records``: one row per seat of a finished game; ``group_id``, ``game`` and
   ``ended_at`` are copied from the game so per-user stats and leaderboards need no join.
+* ``account_holds``: each bot account's epoch, raised by every process that takes the
+  account (PostgreSQL; the token that fences out a process that lost it, ``holds.py``).
+* ``seen_events``: the ids of the events each bot account handled recently (a delivery
+  of one of them again, after a restart too, is not handled twice).
 
 A game record gets its number in its group (``group_seq``, 第 N 局) and its players their
 ``ended_at`` when they are inserted, in the same transaction (see the ``before_insert``
@@ -24,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     Connection,
     DateTime,
@@ -86,6 +91,11 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+QQ_SCOPE = "QQClient"
+"""The identity scope of QQ numbers (OneBot v11, Milky, Satori on QQ): a person is
+(``scope``, ``user_id``); every row written before revision 0007 is of this scope."""
+
+
 class Base(DeclarativeBase):
     """Declarative base; ``Base.metadata`` is the alembic ``target_metadata``."""
 
@@ -146,6 +156,7 @@ class GameRecord(Base):
     uid: Mapped[str] = mapped_column(String(128), unique=True)
     game: Mapped[str] = mapped_column(String(32))
     group_id: Mapped[str] = mapped_column(String(64), index=True)
+    scope: Mapped[str] = mapped_column(String(32), default=QQ_SCOPE, server_default=QQ_SCOPE)
     started_at: Mapped[datetime]
     ended_at: Mapped[datetime]
     settings: Mapped[dict[str, Any]]
@@ -164,8 +175,9 @@ class GameRecord(Base):
 
 
 class PlayerRecord(Base):
-    """One seat of a finished game (``group_id`` / ``game`` / ``ended_at`` copied for fast
-    stats; ``ix_player_records_board`` covers the leaderboard query)."""
+    """One seat of a finished game (``group_id`` / ``game`` / ``scope`` / ``ended_at``
+    copied for fast stats; ``ix_player_records_board`` covers the leaderboard query). The
+    person is (``scope``, ``user_id``)."""
 
     __tablename__ = "player_records"
     __table_args__ = (
@@ -174,6 +186,7 @@ class PlayerRecord(Base):
               "points"),
         Index("ix_player_records_group_id_user_id_ended_at", "group_id", "user_id", "ended_at"),
         Index("ix_player_records_game_id", "game_id"),
+        Index("ix_player_records_scope_group_id_user_id", "scope", "group_id", "user_id"),
         CheckConstraint("result IN ('win', 'draw', 'loss')", name="result"),
     )
 
@@ -181,6 +194,7 @@ class PlayerRecord(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("game_records.id", ondelete="CASCADE"))
     group_id: Mapped[str] = mapped_column(String(64))
     game: Mapped[str] = mapped_column(String(32))
+    scope: Mapped[str] = mapped_column(String(32), default=QQ_SCOPE, server_default=QQ_SCOPE)
     user_id: Mapped[str] = mapped_column(String(64))
     seat: Mapped[int]
     role: Mapped[str] = mapped_column(String(32))
@@ -190,6 +204,32 @@ class PlayerRecord(Base):
     ended_at: Mapped[datetime | None]
 
     game_record: Mapped[GameRecord] = relationship(back_populates="players")
+
+
+class AccountHold(Base):
+    """A bot account's epoch (``account``: its id, e.g. a QQ number as text): raised by
+    each acquisition of the account by a process (PostgreSQL), the token every write of
+    its tables must carry (``paizhuo_db.holds``); ``taken_at`` is the last acquisition."""
+
+    __tablename__ = "account_holds"
+
+    account: Mapped[str] = mapped_column(String(32), primary_key=True)
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    taken_at: Mapped[datetime]
+
+
+class SeenEvent(Base):
+    """An event a bot account handled (``event_id``: the platform's message id as text;
+    ``mark``: a digest of its sender, time and text, since a platform that restarted may
+    reuse ids); the newest few thousand per account are kept."""
+
+    __tablename__ = "seen_events"
+    __table_args__ = (Index("ix_seen_events_account_seen_at", "account", "seen_at"),)
+
+    account: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mark: Mapped[str] = mapped_column(String(32))
+    seen_at: Mapped[datetime]
 
 
 @event.listens_for(GameRecord, "before_insert")

@@ -71,6 +71,9 @@ class FinishedGame:
     settings: dict[str, Any]
     summary: dict[str, Any]
     players: list[FinishedPlayer]
+    scope: str = "QQClient"
+    """The identity scope of ``group_id`` and the players' ``user_id`` (QQ numbers:
+    ``QQClient``)."""
 
 
 def seats_summary(user_ids: list[str], names: list[str | None],

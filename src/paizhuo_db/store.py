@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -14,20 +13,28 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, bindparam, case, delete, func, or_, pool, select, text, update
+from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
-    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
-    create_async_engine,
 )
 
 from .connection import DEFAULT_BUSY_TIMEOUT, READ_ONLY, is_sqlite, make_engine, sqlite_pragmas
+from .holds import FENCE, AccountHolds, AccountLost, account_lock_key, check_fence
 from .hot import HotSaver
-from .models import GameRecord, GroupSetting, LiveTable, PlayerRecord, UTCDateTime, utcnow
+from .models import (
+    QQ_SCOPE,
+    GameRecord,
+    GroupSetting,
+    LiveTable,
+    PlayerRecord,
+    SeenEvent,
+    UTCDateTime,
+    utcnow,
+)
 from .records import RESULTS, FinishedGame, GameStats
 
 MIGRATIONS_DIR: Path = Path(__file__).resolve().parent / "migrations"
@@ -48,6 +55,18 @@ _UPSERT_LIVE = (
     "INSERT INTO live_tables (group_id, game, state, updated_at, account) "
     "VALUES (:group_id, :game, {state}, :updated_at, :account) " + _SCOPED_UPDATE
 )
+_FENCED_UPSERT_LIVE = (
+    FENCE + "INSERT INTO live_tables (group_id, game, state, updated_at, account) "
+    "SELECT :group_id, :game, CAST(:state AS JSON), :updated_at, :account FROM fence "
+    + _SCOPED_UPDATE
+)
+"""The live-row upsert of a holder on PostgreSQL: nothing is written unless ``:token``
+is still the account's epoch (``holds.FENCE``)."""
+_NOTE_EVENT = (
+    "INSERT INTO seen_events (account, event_id, mark, seen_at) "
+    "{source} ON CONFLICT (account, event_id) DO UPDATE SET mark = excluded.mark, "
+    "seen_at = excluded.seen_at"
+)
 
 
 _HOT_UPSERT = (
@@ -62,12 +81,13 @@ _SQLITE_TIME = "%Y-%m-%d %H:%M:%S.%f"
 _MIGRATE_LOCK = 72_617_001
 """PostgreSQL advisory lock key held while migrating."""
 
+SEEN_KEPT = 4096
+"""Handled event ids kept per bot account (:meth:`Store.note_event`)."""
+SEEN_PRUNE_EVERY = 256
+"""Ids noted per account between two prunings down to :data:`SEEN_KEPT`."""
 
-def account_lock_key(account: str) -> int:
-    """The PostgreSQL advisory lock key (signed 64-bit) of a bot account (its QQ number):
-    the first 8 bytes of a SHA-256 of ``paizhuo-account:<account>``."""
-    digest = hashlib.sha256(f"paizhuo-account:{account}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
+__all__ = ["AccountLost", "LiveTableTaken", "PendingAnnouncement", "Store", "account_lock_key",
+           "alembic_config", "encode_state"]
 
 
 class LiveTableTaken(RuntimeError):
@@ -180,6 +200,32 @@ def _upsert_statement(dialect: str) -> Any:
         bindparam("updated_at", type_=UTCDateTime()))
 
 
+_FENCED = text(_FENCED_UPSERT_LIVE).bindparams(bindparam("updated_at", type_=UTCDateTime()))
+
+
+_NOTED = text(_NOTE_EVENT.format(
+    source="VALUES (:account, :event_id, :mark, :seen_at)")).bindparams(
+    bindparam("seen_at", type_=UTCDateTime()))
+_NOTED_FENCED = text(FENCE + _NOTE_EVENT.format(
+    source="SELECT :account, :event_id, :mark, :seen_at FROM fence")).bindparams(
+    bindparam("seen_at", type_=UTCDateTime()))
+
+
+_HOT_NOTE = _NOTE_EVENT.format(source="VALUES (?, ?, ?, ?)")
+_HOT_PRUNE = ("DELETE FROM seen_events WHERE account = ? AND seen_at < (SELECT seen_at FROM "
+              "seen_events WHERE account = ? ORDER BY seen_at DESC LIMIT 1 OFFSET ?)")
+
+
+async def _prune_seen(session: Any, account: str) -> None:
+    """Delete all but the newest :data:`SEEN_KEPT` events of ``account``."""
+    cutoff = await session.scalar(
+        select(SeenEvent.seen_at).where(SeenEvent.account == account)
+        .order_by(SeenEvent.seen_at.desc()).offset(SEEN_KEPT - 1).limit(1))
+    if cutoff is not None:
+        await session.execute(delete(SeenEvent).where(SeenEvent.account == account,
+                                                      SeenEvent.seen_at < cutoff))
+
+
 def _upsert_params(group_id: str, game: str, state: str, account: str | None) -> dict[str, Any]:
     return {"group_id": group_id, "game": game, "state": state, "updated_at": utcnow(),
             "account": account}
@@ -201,6 +247,7 @@ def _game_row(record: FinishedGame, announcement: list[dict[str, Any]] | None) -
         uid=record.uid,
         game=record.game,
         group_id=record.group_id,
+        scope=record.scope,
         started_at=record.started_at,
         ended_at=record.ended_at,
         settings=record.settings,
@@ -209,6 +256,7 @@ def _game_row(record: FinishedGame, announcement: list[dict[str, Any]] | None) -
             PlayerRecord(
                 group_id=record.group_id,
                 game=record.game,
+                scope=record.scope,
                 user_id=p.user_id,
                 seat=p.seat,
                 role=p.role,
@@ -253,9 +301,12 @@ class Store:
         self._hot: Any = None
         self._settings: dict[tuple[str, str], dict[str, Any]] | None = {} if self._sqlite else None
         self._hot_args: tuple[list[Any], dict[str, Any]] | None = None
-        self._holds: dict[str, AsyncConnection] = {}
-        self._hold_engine: AsyncEngine | None = None
-        self._hold_lock = asyncio.Lock()
+        self._accounts: AccountHolds | None = None
+        self.on_account_lost: Callable[[str, str], None] | None = None
+        """Called as ``(account, reason)`` once a held account is found lost: its lock's
+        session ended, or a write of its tables was refused under another process's newer
+        epoch (PostgreSQL; see ``paizhuo_db.holds``). The hold is dropped already."""
+        self._noted: dict[str, int] = {}
         parsed = make_url(url)
         database = parsed.database or ""
         if (parsed.get_driver_name() == "aiosqlite" and database and database != ":memory:"
@@ -312,59 +363,62 @@ class Store:
         at a time). PostgreSQL: ``pg_try_advisory_lock`` of :func:`account_lock_key` on a
         connection of its own (autocommit, outside the pool), kept open until
         :meth:`release_account` or :meth:`close` (or until this process dies: the server
-        ends the session and frees the lock). SQLite: the file is this process's alone
-        (``src/nonebot_plugin_paizhuo/guard.py`` locks it), so always ``True``. Returns whether this
-        process holds the account (``True`` again when it already does); ``False`` while
-        another process holds it.
+        ends the session and frees the lock), and a new epoch for the account: the token
+        (:meth:`account_token`) its writes carry from now on. The lock's connection is
+        watched: when the server ends its session (or the lock is otherwise found gone),
+        the hold is dropped and :attr:`on_account_lost` is called (``paizhuo_db.holds``).
+        SQLite: the file is this process's alone (``src/nonebot_plugin_paizhuo/guard.py``
+        locks it), so always ``True``. Returns whether this process holds the account
+        (``True`` again when it already does); ``False`` while another process holds it.
 
         Raises:
             sqlalchemy.exc.SQLAlchemyError / OSError: the server cannot be reached.
         """
         if self._sqlite:
             return True
-        async with self._hold_lock:
-            if account in self._holds:
-                return True
-            if self._hold_engine is None:
-                self._hold_engine = create_async_engine(self.url, poolclass=pool.NullPool,
-                                                        isolation_level="AUTOCOMMIT")
-            conn = await self._hold_engine.connect()
-            try:
-                got = await conn.scalar(text("SELECT pg_try_advisory_lock(:key)"),
-                                        {"key": account_lock_key(account)})
-            except BaseException:
-                await conn.close()
-                raise
-            if not got:
-                await conn.close()
-                return False
-            self._holds[account] = conn
-            return True
+        if self._accounts is None:
+            self._accounts = AccountHolds(self.url, self._lost)
+        return await self._accounts.take(account)
+
+    def _lost(self, account: str, reason: str) -> None:
+        if self.on_account_lost is not None:
+            self.on_account_lost(account, reason)
+
+    def account_token(self, account: str | None) -> int | None:
+        """The token (epoch) of this process's hold of ``account`` (PostgreSQL), ``None``
+        when it does not hold it — and always on SQLite, whose writes need none."""
+        if account is None or self._accounts is None:
+            return None
+        return self._accounts.token(account)
+
+    def _fenced(self, account: str | None, token: int | None) -> bool:
+        """Whether a write of ``account``'s tables under ``token`` is checked against the
+        account's epoch (PostgreSQL, with a token)."""
+        return not self._sqlite and account is not None and token is not None
+
+    def _refused(self, account: str, token: int, err: AccountLost) -> AccountLost:
+        """A write under ``token`` was fenced out: when that is this process's current
+        hold, the hold is lost (dropped and reported); a write under an older token (made
+        before the account was taken again) says nothing of the current one."""
+        if self._accounts is not None and self._accounts.token(account) == token:
+            self._accounts.lose(account, err.reason)
+        return err
 
     async def release_account(self, account: str) -> None:
         """Let the bot account go (see :meth:`hold_account`); nothing when not held. A
         failure (the server gone) is ignored: the lock ended with the session."""
-        async with self._hold_lock:
-            conn = self._holds.pop(account, None)
-            if conn is None:
-                return
-            with contextlib.suppress(Exception):
-                await conn.execute(text("SELECT pg_advisory_unlock(:key)"),
-                                   {"key": account_lock_key(account)})
-            with contextlib.suppress(Exception):
-                await conn.close()
+        if self._accounts is not None:
+            await self._accounts.release(account)
 
     def holds(self) -> set[str]:
         """The accounts this process holds (PostgreSQL; empty for SQLite)."""
-        return set(self._holds)
+        return self._accounts.held() if self._accounts is not None else set()
 
     async def close(self) -> None:
         """Dispose of the connection pool. The store must not be used afterwards."""
-        for account in list(self._holds):
-            await self.release_account(account)
-        if self._hold_engine is not None:
-            await self._hold_engine.dispose()
-            self._hold_engine = None
+        if self._accounts is not None:
+            await self._accounts.close()
+            self._accounts = None
         if self._hot is not None:
             hot, self._hot = self._hot, None
             await hot.close()
@@ -381,33 +435,41 @@ class Store:
         return self._hot
 
     async def save_live(
-        self, group_id: str, game: str, state: dict[str, Any], account: str | None = None
+        self, group_id: str, game: str, state: dict[str, Any], account: str | None = None,
+        token: int | None = None,
     ) -> None:
         """Insert or replace the live state of ``group_id``'s current game.
 
         ``state`` must be JSON-serialisable; it round-trips as JSON (tuples come back as
         lists, non-string keys as strings). ``account`` (a bot's QQ number) scopes the
         write: the row is saved as that account's, and a row that belongs to another
-        account is left alone. Without ``account`` the row's account is kept.
+        account is left alone. Without ``account`` the row's account is kept. ``token``
+        (PostgreSQL, with ``account``): the hold the write is made under
+        (:meth:`account_token`); refused once another process took the account.
 
         Raises:
             TypeError: ``state`` is not JSON-serialisable (nothing is written).
             LiveTableTaken: the group's row belongs to another account (same).
+            AccountLost: ``token`` is no longer the account's epoch (same).
             sqlalchemy.exc.SQLAlchemyError: the write failed (nothing is written).
         """
-        await self.save_live_text(group_id, game, encode_state(state), account)
+        await self.save_live_text(group_id, game, encode_state(state), account, token)
 
     async def save_live_text(
-        self, group_id: str, game: str, state: str, account: str | None = None
+        self, group_id: str, game: str, state: str, account: str | None = None,
+        token: int | None = None,
     ) -> None:
         """:meth:`save_live` for a state already encoded as JSON text (see
         :func:`encode_state`): one ``INSERT … ON CONFLICT DO UPDATE`` statement, its own
         transaction (the per-move save), scoped by ``account`` as in :meth:`save_live`
         (the statement's ``WHERE`` leaves another account's row alone; its changed-row
-        count tells).
+        count tells) and, on PostgreSQL with a ``token``, fenced (it writes nothing unless
+        the token is the account's epoch, ``paizhuo_db.holds``).
 
         Raises:
             LiveTableTaken: the group's row belongs to another account (nothing written).
+            AccountLost: ``token`` is no longer the account's epoch (nothing written; this
+                process's hold is dropped when it was that one).
             sqlite3.Error: the write failed on the dedicated SQLite connection, or
             sqlalchemy.exc.SQLAlchemyError: it failed through SQLAlchemy (nothing is
                 written either way).
@@ -419,20 +481,41 @@ class Store:
             if owner is not None:
                 raise LiveTableTaken(group_id, owner)
             return
+        fenced = self._fenced(account, token)
+        params = _upsert_params(group_id, game, state, account)
+        if fenced:
+            params["token"] = token
         lock = self._write_lock or contextlib.nullcontext()
         async with lock, self._engine.begin() as conn:
-            result = await conn.execute(self._upsert,
-                                        _upsert_params(group_id, game, state, account))
+            result = await conn.execute(_FENCED if fenced else self._upsert, params)
             if result.rowcount == 0:
+                if fenced:
+                    try:
+                        await check_fence(conn, account, token)  # type: ignore[arg-type]
+                    except AccountLost as err:
+                        raise self._refused(account, token, err) from None  # type: ignore[arg-type]
                 owner = await conn.scalar(
                     select(LiveTable.account).where(LiveTable.group_id == group_id))
                 raise LiveTableTaken(group_id, owner or "")
 
-    async def delete_live(self, group_id: str, account: str | None = None) -> None:
+    async def delete_live(self, group_id: str, account: str | None = None,
+                          token: int | None = None) -> None:
         """Delete the live state of ``group_id``; no error when there is none. With
-        ``account``, a row of another account is kept."""
+        ``account``, a row of another account is kept; with a ``token`` (PostgreSQL),
+        fenced as :meth:`save_live_text` (raises :class:`AccountLost`, nothing deleted)."""
         async with self._writing() as session:
+            await self._fence(session, account, token)
             await _delete_live(session, group_id, account)
+
+    async def _fence(self, session: AsyncSession, account: str | None,
+                     token: int | None) -> None:
+        """In a write transaction: :func:`~paizhuo_db.holds.check_fence` when the write is
+        fenced (:meth:`_fenced`)."""
+        if self._fenced(account, token):
+            try:
+                await check_fence(session, account, token)  # type: ignore[arg-type]
+            except AccountLost as err:
+                raise self._refused(account, token, err) from None  # type: ignore[arg-type]
 
     async def load_live(self, account: str | None = None) -> dict[str, tuple[str, dict[str, Any]]]:
         """Return the live tables as ``{group_id: (game, state)}``: every one, or with
@@ -501,6 +584,7 @@ class Store:
         live: tuple[str, dict[str, Any] | str] | None = None,
         announcement: list[dict[str, Any]] | None = None,
         account: str | None = None,
+        token: int | None = None,
     ) -> bool:
         """Archive a finished game and drop its group's live table, atomically.
 
@@ -512,7 +596,7 @@ class Store:
         ``{"type", "data"}`` segments), kept until :meth:`mark_announced`. If a game with
         ``record.uid`` is already archived nothing new is written, the live row is still
         deleted (or replaced), and False is returned. ``account`` scopes the live row
-        as in :meth:`save_live`.
+        as in :meth:`save_live`, ``token`` fences the whole transaction as there.
 
         Returns:
             True when the game was written, False when ``record.uid`` already existed.
@@ -524,6 +608,7 @@ class Store:
             sqlalchemy.exc.IntegrityError: another constraint failed (transaction
                 rolled back, live row kept).
             LiveTableTaken: the group's row belongs to another account (same).
+            AccountLost: ``token`` is no longer the account's epoch (same).
         """
         _validate_finished(record)
         _check_json(announcement, "announcement")
@@ -533,6 +618,7 @@ class Store:
             settled = (live[0], state if isinstance(state, str) else encode_state(state))
         try:
             async with self._writing() as session:
+                await self._fence(session, account, token)
                 if await _uid_exists(session, record.uid):
                     await _settle_live(session, record.group_id, settled, account)
                     return False
@@ -543,6 +629,7 @@ class Store:
         except IntegrityError:
             # Lost a race against a concurrent finish_game of the same uid?
             async with self._writing() as session:
+                await self._fence(session, account, token)
                 if not await _uid_exists(session, record.uid):
                     raise
                 await _settle_live(session, record.group_id, settled, account)
@@ -563,6 +650,63 @@ class Store:
             rows = (await session.execute(query)).all()
         return [PendingAnnouncement(uid, gid, game, ended, list(message))
                 for uid, gid, game, ended, message in rows]
+
+    async def seen_events(self, account: str, limit: int = SEEN_KEPT) -> dict[str, str]:
+        """The events ``account`` handled most recently (:meth:`note_event`), at most
+        ``limit``: ``{event_id: mark}``, oldest first."""
+        query = (select(SeenEvent.event_id, SeenEvent.mark)
+                 .where(SeenEvent.account == account)
+                 .order_by(SeenEvent.seen_at.desc()).limit(limit))
+        async with self._reads() as session:
+            rows = (await session.execute(query)).all()
+        return {event_id: mark for event_id, mark in reversed(rows)}
+
+    async def note_event(self, account: str, event_id: str, mark: str,
+                         token: int | None = None) -> None:
+        """Record that ``account`` handles the event ``event_id`` (``mark``: a digest of
+        what it says, for an id used again by another event), replacing an older record
+        of the id; the newest :data:`SEEN_KEPT` of each account are kept. With a
+        ``token`` (PostgreSQL), fenced as :meth:`save_live_text`: an account another
+        process took handles no event here.
+
+        Raises:
+            AccountLost: ``token`` is no longer the account's epoch (nothing written).
+            sqlalchemy.exc.SQLAlchemyError: the write failed.
+        """
+        now = utcnow()
+        count = self._noted.get(account, 0) + 1
+        self._noted[account] = count
+        prune = count % SEEN_PRUNE_EVERY == 0
+        hot = await self.hot_connection()
+        if hot is not None:  # a SQLite file: on the per-move save's own connection, at once
+            await hot.run(_HOT_NOTE, (account, event_id, mark,
+                                      now.replace(tzinfo=None).strftime(_SQLITE_TIME)))
+            if prune:
+                await hot.run(_HOT_PRUNE, (account, account, SEEN_KEPT - 1))
+            return
+        params = {"account": account, "event_id": event_id, "mark": mark, "seen_at": now}
+        fenced = self._fenced(account, token)
+        if fenced:
+            params["token"] = token
+        lock = self._write_lock or contextlib.nullcontext()
+        async with lock, self._engine.begin() as conn:
+            result = await conn.execute(_NOTED_FENCED if fenced else _NOTED, params)
+            if fenced and result.rowcount == 0:
+                try:
+                    await check_fence(conn, account, token)  # type: ignore[arg-type]
+                except AccountLost as err:
+                    raise self._refused(account, token, err) from None  # type: ignore[arg-type]
+            if prune:
+                await _prune_seen(conn, account)
+
+    async def announcement_pending(self, uid: str) -> bool:
+        """Whether game ``uid`` has an end message stored and not marked announced (read
+        now: a list from :meth:`pending_announcements` may be out of date)."""
+        query = select(GameRecord.id).where(GameRecord.uid == uid,
+                                            GameRecord.announcement.is_not(None),
+                                            GameRecord.announced_at.is_(None))
+        async with self._reads() as session:
+            return await session.scalar(query) is not None
 
     async def mark_announced(self, uid: str) -> None:
         """Record that the end message of game ``uid`` was sent to its group."""
@@ -612,8 +756,10 @@ class Store:
                 row.values = values
                 row.updated_at = utcnow()
 
-    async def player_stats(self, group_id: str, user_id: str) -> list[GameStats]:
-        """Per game type, the results of ``user_id`` in ``group_id``.
+    async def player_stats(self, group_id: str, user_id: str,
+                           scope: str = QQ_SCOPE) -> list[GameStats]:
+        """Per game type, the results of the person (``scope``, ``user_id``) in
+        ``group_id``.
 
         Returns:
             One :class:`GameStats` per game type the user finished in this group,
@@ -632,7 +778,8 @@ class Store:
                 count("loss"),
                 func.coalesce(func.sum(PlayerRecord.points), 0),
             )
-            .where(PlayerRecord.group_id == group_id, PlayerRecord.user_id == user_id)
+            .where(PlayerRecord.group_id == group_id, PlayerRecord.user_id == user_id,
+                   PlayerRecord.scope == scope)
             .group_by(PlayerRecord.game)
         )
         async with self._reads() as session:

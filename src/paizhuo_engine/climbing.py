@@ -505,6 +505,7 @@ class ClimbingGame:
         """The game as dealt, to replay it: ``(state, events)`` — the JSON state right
         after the deal and the decisions taken before the first play, in order, as replay
         events (``["return", seat, cards]`` 还贡, ``["declare", seat, choice]`` 明暗,
+        ``["ready", seat]`` a civilian's answer to the declare question,
         ``["bid", seat, amount]`` 叫分, ``["bury", seat, cards]`` 扣底). Applying them and
         then every move of ``log`` to ``from_json(state)`` gives back this game. Each game
         supplies it (its own pre-play phases); raises ``NotImplementedError`` otherwise."""

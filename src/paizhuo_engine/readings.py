@@ -234,10 +234,22 @@ def choose_follow(readings: Sequence[Reading], to_beat: Reading, beats: Beats,
         if not any(r.kind == to_beat.kind and r.size == to_beat.size for r in pool) and not any(
             r.bomb for r in pool
         ):
-            raise ReadingError(f"要跟 {to_beat.size} 张的{vocabulary.shown(to_beat.kind)}")
+            played = "或".join(dict.fromkeys(_sized(r, vocabulary) for r in pool))
+            raise ReadingError(f"要跟同样的牌型：桌上是{_sized(to_beat, vocabulary)}，你出的是{played}")
         raise ReadingError("没有大过上家")
     bombs = [r for r in winners if r.bomb]
     return max(bombs or winners, key=lambda r: r.key)
+
+
+FIXED_SIZE_KINDS = frozenset({"single", "pair", "triple", "four", "bomb"})
+"""Types whose name says how many cards they are."""
+
+
+def _sized(reading: Reading, vocabulary: Vocabulary) -> str:
+    """A reading's type as a refusal names it: ``对子``, ``3 张的连牌`` (a chain or a type
+    with kickers: its size is part of its type, Z-4, W-4, S-3)."""
+    name = vocabulary.shown(reading.kind)
+    return name if reading.kind in FIXED_SIZE_KINDS else f" {reading.size} 张的{name}"
 
 
 def choose_lead(readings: Sequence[Reading], kind_hint: Hint = None,

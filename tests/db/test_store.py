@@ -145,6 +145,7 @@ async def test_migrate_creates_schema_at_head(store: Store) -> None:
         "ix_player_records_board": ["group_id", "game", "user_id", "ended_at", "result", "points"],
         "ix_player_records_group_id_user_id_ended_at": ["group_id", "user_id", "ended_at"],
         "ix_player_records_game_id": ["game_id"],
+        "ix_player_records_scope_group_id_user_id": ["scope", "group_id", "user_id"],
     }
     [fk] = schema["player_fk"]
     assert fk["referred_table"] == "game_records"
@@ -597,3 +598,44 @@ async def test_an_account_is_held_by_one_store_at_a_time(store: Store, db_url: s
     finally:
         await other.close()
     assert await store.hold_account("10001")  # closing a store lets its accounts go
+
+
+async def test_migration_0007_keeps_every_record_as_qq_numbers(db_url: str) -> None:
+    """A person is (scope, user id): upgrading a database written before scopes keeps
+    every game and player row as the ``QQClient`` scope (QQ numbers), so the group's
+    /战绩 and /排行 read the same afterwards; a row of another scope is another person."""
+    from paizhuo_db.history import leaderboard, player_history
+
+    config = alembic_config(db_url)
+    await asyncio.to_thread(command.upgrade, config, "0006")
+    old = Store(db_url)
+    try:
+        ended = datetime(2026, 11, 1, tzinfo=UTC)
+        async with old.engine.begin() as conn:
+            await conn.execute(text(
+                "INSERT INTO game_records (uid, game, group_id, started_at, ended_at, settings, "
+                "summary, group_seq) VALUES ('u1', '挖坑', 'g1', :t, :t, '{}', '{}', 1)"),
+                {"t": ended})
+            game_id = (await conn.execute(text("SELECT id FROM game_records"))).scalar()
+            for seat, (user, result, points) in enumerate([("101", "win", 4), ("102", "loss", -2)]):
+                await conn.execute(text(
+                    "INSERT INTO player_records (game_id, group_id, game, user_id, seat, role, "
+                    "place, result, points, ended_at) VALUES (:g, 'g1', '挖坑', :u, :s, '农民', "
+                    "NULL, :r, :p, :t)"),
+                    {"g": game_id, "u": user, "s": seat, "r": result, "p": points, "t": ended})
+        await old.migrate()
+        async with old.engine.connect() as conn:
+            scopes = (await conn.execute(text(
+                "SELECT DISTINCT scope FROM player_records UNION SELECT scope FROM game_records"
+            ))).scalars().all()
+        assert scopes == ["QQClient"]
+        [stats] = await old.player_stats("g1", "101")
+        assert (stats.game, stats.games, stats.wins, stats.points) == ("挖坑", 1, 1, 4)
+        assert await old.player_stats("g1", "101", scope="QQAPI") == []
+        board = await leaderboard(old, "g1", "挖坑", since=None, min_games=1, caller="101")
+        assert [row.user_id for row in board.top] == ["101", "102"]
+        assert (await player_history(old, "g1", "101")).recent
+        assert (await player_history(old, "g1", "101", scope="QQAPI")).recent == []
+    finally:
+        await old.close()
+    await asyncio.to_thread(command.downgrade, config, "0005")

@@ -155,4 +155,4 @@ async def test_two_accounts_each_table_served_by_its_own(tmp_path: Path) -> None
         await high.close()
         await bot.stop()
     log = bot.log_text()
-    assert f"account {LOW} connected" in log and f"account {HIGH} connected" in log
+    assert f"账号 {LOW} 已连上" in log and f"账号 {HIGH} 已连上" in log

@@ -10,6 +10,7 @@ default settings (access token set, HTTP POST off) and one with the HTTP POST ro
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -222,7 +223,19 @@ async def test_startup_log_tells_the_owner_what_to_do(bot: BotProcess) -> None:
     assert "SUPERUSERS：1 个" in log
     assert f"PAIZHUO_DATABASE_URL：{bot.database_url}" in log
     assert "HTTP POST 上报：关闭" in log
-    assert "0 table(s) resumed" in log
+    assert "恢复了 0 桌牌局" in log
+
+
+async def test_every_start_up_line_of_the_plugin_is_chinese(bot: BotProcess) -> None:
+    """The owner reads the start-up in one language: every line the plugin logs as
+    ``牌桌: …`` is Chinese — setting names, addresses and paths aside."""
+    lines = [line.split("牌桌: ", 1)[1] for line in bot.log_text().splitlines() if "牌桌: " in line]
+    assert any("数据库已就绪" in x for x in lines) and any("已连上" in x for x in lines)
+    lines = lines[:next(i for i, x in enumerate(lines) if "已连上" in x) + 1]  # the start-up
+    for line in lines:
+        prose = re.sub(r"\S+://\S+|/\S*|\b[A-Z][A-Z0-9_]*=\S+|\b[A-Z][A-Z0-9_]{2,}\b", "", line)
+        assert re.search(r"[\u4e00-\u9fff]", line), line
+        assert not re.search(r"\b[a-z]{3,}\b", prose), line
 
 
 # ---- HTTP POST on -----------------------------------------------------------------------------
@@ -341,4 +354,4 @@ async def test_public_host_allowed_explicitly_warns(tmp_path: Path) -> None:
     assert any("ONEBOT_ACCESS_TOKEN 为空" in line and "HOST=0.0.0.0" in line for line in warnings), log
     assert any("SUPERUSERS 为空" in line for line in warnings), log
     assert f"ws://<本机 IP>:{proc.port}/onebot/v11/ws" in log
-    assert "1 table(s) resumed" in log
+    assert "恢复了 1 桌牌局" in log

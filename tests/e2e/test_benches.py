@@ -1,7 +1,8 @@
 """The benchmark scripts run at their smallest size, to prove they still work (their
 figures go to docs/benchmarks.md, not to assertions): the load benchmark against the real bot
 and its echo floor (also with table pictures), the CPU per event, the per-move save
-benchmark, the pictures benchmark and the group posts per game as the bot sends them."""
+benchmark, the pictures benchmark, the group posts per game as the bot sends them and
+the announcements with pictures hanging, and the per-move save on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -73,3 +74,22 @@ def test_message_counts_chat_smallest_size() -> None:
     for row in rows[3:]:
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert float(cells[3]) > 0 and float(cells[6].strip("*")) <= 1.0, row
+
+
+def test_media_hang_benchmark_smallest_size() -> None:
+    out = run("bench/media_hang.py", "--moves", "3", "--think", "0.05", "--rate", "20",
+              "--modes", "off", "hang", timeout=300)
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines()
+            if line.startswith("| off |") or line.startswith("| hang |")}
+    assert rows.keys() == {"off", "hang"}
+    cells = [c.strip() for c in rows["hang"].strip("|").split("|")]
+    assert int(cells[1]) >= 3 and cells[2].endswith(" s") and cells[6].endswith("×")
+    assert int(cells[8]) >= 1  # a picture call hung
+
+
+async def test_pg_save_benchmark_smallest_size() -> None:
+    from pg_support import fresh_pg_url
+
+    out = run("bench/pg_save.py", "--url", await fresh_pg_url(), "--saves", "10")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and " ms |" in line]
+    assert [r.split("|")[1].strip() for r in rows] == ["now", "without the token", "before"]

@@ -5,8 +5,8 @@ and on PostgreSQL an account moving between two processes — checking after eve
 every command is answered, nothing hidden reaches a group (G-4), what was announced was
 saved, and every finished game has one record and a working ``/对局 N``.
 
-A fixed-seed slice runs here; ``python tools/combo.py --seeds 20 --steps 400`` (or
-``pytest -m soak``) runs longer."""
+A fixed-seed slice runs here on every protocol side; ``python tools/combo.py --seeds 20
+--steps 400 [--side milky|satori]`` (or ``pytest -m soak``) runs longer."""
 
 from __future__ import annotations
 
@@ -23,11 +23,15 @@ features behind the dispatch meeting (the plugin, the store, restarts), is the s
 either."""
 
 
+@pytest.mark.parametrize("side", ["onebot", "milky", "satori"])
 @pytest.mark.parametrize("seed", [12])
-async def test_features_meet_sqlite(tmp_path: Path, seed: int) -> None:
-    report = await Combo(tmp_path, seed).run(70)
+async def test_features_meet_sqlite(tmp_path: Path, seed: int, side: str) -> None:
+    """The same slice on every protocol side (OneBot v11, Milky, Satori): duplicated
+    deliveries, hung and failing pictures and forwards, a kill -9 and restart."""
+    report = await Combo(tmp_path, seed, side=side).run(70)
     assert report.steps == 70
     assert report.commands >= 35 and report.moves >= 10
+    assert report.duplicates >= 1 and report.restarts >= 1 and report.media_faults >= 1
 
 
 async def test_features_meet_postgres_account_moves(tmp_path: Path) -> None:

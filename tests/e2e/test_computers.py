@@ -4,6 +4,7 @@ closes, and a restart while a computer player is about to move (G-6)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -217,3 +218,55 @@ async def test_restart_during_a_computer_players_pause(tmp_path: Path) -> None:
                        for s in sim2.sent if s.kind == "group")
         finally:
             await sim2.close()
+
+
+def session_processes(sid: int) -> list[int]:
+    """The processes of session ``sid`` (the bot runs in a session of its own: every
+    process it starts, a search worker or a helper of :mod:`multiprocessing`, is in it
+    unless it made a session of its own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc")
+async def test_a_killed_bot_leaves_no_process_behind(tmp_path: Path) -> None:
+    """kill -9 of the bot while 困难's workers run (and the resource tracker
+    :mod:`multiprocessing` starts beside them): within a few seconds not one process of
+    the bot's session is left (they had parent pid 1 and lived on for good)."""
+    sim, human = world()
+    bot = bot_process(tmp_path, 7, delay="0.5")
+    await bot.start()
+    try:
+        await sim.connect(bot.url, TOKEN)
+        await sim.group_message(GROUP, ADMIN, "/设置 手把一 电脑难度 困难")
+        await sim.wait_for_text("电脑难度", kind="group")
+        await sim.group_message(GROUP, HUMAN, "/开局 手把一 3人")
+        await sim.wait_for_text("开了一桌", kind="group")
+        since = sim.mark()
+        await sim.group_message(GROUP, HUMAN, "/加机器人 2")
+        await continue_table(sim, GROUP, [human], since=since, timeout=60, stop_after=2)
+        pid = bot.pid
+        assert pid is not None
+        helpers = [p for p in session_processes(pid) if p != pid]
+        assert len(helpers) >= 2, helpers  # a search worker, and the resource tracker
+        bot.kill()
+        left = helpers
+        for _ in range(100):
+            left = session_processes(pid)
+            if not left:
+                break
+            await asyncio.sleep(0.1)
+        assert left == [], f"processes left after kill -9: {left}"
+    finally:
+        await sim.close()
+        await bot.stop()

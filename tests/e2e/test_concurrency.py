@@ -31,7 +31,7 @@ from pathlib import Path
 from paizhuo_engine.cards import rank_of
 from tools.kill_soak import card_problems, norm, read_live, record_counts, replay
 from tools.onebot_sim import BotProcess, OneBotSim, Sent
-from tools.players import SimPlayer, ranks_of
+from tools.players import SimPlayer, hand_listener, ranks_of
 
 TOKEN = "concurrency"
 GROUP_A, GROUP_B = 51001, 51002
@@ -190,7 +190,8 @@ async def seat_table(sim: OneBotSim, table: Table, size: int) -> None:
 
 
 async def declare_burst(sim: OneBotSim, db: Path, table: Table, rng: random.Random) -> None:
-    """Spies answer (some twice), civilians answer too (refused) — all at once."""
+    """Every seat answers (some twice) — a spy its choice, a civilian 暗 (G-4) — and
+    civilians try 明 too (refused), all at once."""
     old = read_live(db, table.group)
     eng = old["engine"]
     if eng["phase"] != "declare":
@@ -199,8 +200,9 @@ async def declare_burst(sim: OneBotSim, db: Path, table: Table, rng: random.Rand
     msgs = []
     for seat, uid in enumerate(seats):
         p = table.by_id[uid]
-        msgs += [(uid, p.declare)] * (2 if rng.random() < 0.5 else 1)
-        if eng["roles"][seat] != "spy":
+        spy = eng["roles"][seat] == "spy"
+        msgs += [(uid, p.declare if spy else "暗")] * (2 if rng.random() < 0.5 else 1)
+        if not spy:
             msgs.append((uid, "明"))
     rng.shuffle(msgs)
     await asyncio.gather(*(sim.private_message(uid, text) for uid, text in msgs))
@@ -230,12 +232,8 @@ async def test_bursts_of_simultaneous_commands(tmp_path: Path) -> None:
         for s in strangers:
             sim.add_member(t.group, s, f"路人{s % 10}")
 
-    def learn(sent: Sent) -> None:
-        for t in (a, b):
-            if sent.kind == "private" and sent.ok and sent.target in t.by_id:
-                t.by_id[sent.target].learn(sent)
-
-    sim.listeners.append(learn)
+    for t in (a, b):  # hands from the private messages; gone out as the group is told
+        sim.listeners.append(hand_listener(t.players))
     started = time.monotonic()
     await bot.start()
     try:

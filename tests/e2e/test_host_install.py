@@ -7,6 +7,13 @@ names (``nonebot_plugin_paizhuo``, ``paizhuo_engine``, ``paizhuo_db``,
 collide with the host's modules: both bots' plugins load exactly once, the host's own
 ``db`` and ``engine`` stay the host's, and both plugins answer over a real WebSocket.
 
+The host keeps its own ``/帮助`` as the README says (``PAIZHUO_BARE_COMMANDS=all,-帮助,-help``):
+no ``Duplicated prefix rule`` in its log, ``/帮助`` is the host's, ``/牌桌 帮助`` ours. Without
+``PAIZHUO_DATABASE_URL`` the database is where NoneBot's plugins keep their files
+(localstore's plugin data directory, here under a ``XDG_DATA_HOME`` of the test's), not in
+the host's start directory — unless a database is at the old default place there
+(``data/paizhuo.db``), which is then used, with a WARNING, never replaced.
+
 The venvs get this environment's dependencies through a ``.pth`` line (no download, and
 the project's own editable install here is not visible to them); the project is copied
 first, so no build writes into the repository."""
@@ -14,13 +21,13 @@ first, so no build writes into the repository."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
+
+from install_support import copy_source, make_venv
 
 from tools.onebot_sim import BotProcess, OneBotSim
 
@@ -28,20 +35,6 @@ REPO = Path(__file__).resolve().parents[2]
 HOST = Path(__file__).resolve().parent / "host_nbcli"
 GROUP, USER, TOKEN = 72001, 7201, "host"
 PACKAGES = ["nonebot_plugin_paizhuo", "paizhuo_engine", "paizhuo_db", "paizhuo_ai_worker"]
-SOURCE = ["src", "pyproject.toml", "README.md"]
-
-
-def make_venv(path: Path) -> Path:
-    """A venv without pip that sees this environment's site-packages (dependencies only:
-    a path line in a ``.pth`` is not itself scanned for ``.pth`` files, so this
-    environment's editable install of the project stays out). Returns its python."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
-    python = path / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c",
-                              "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    Path(purelib, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return python
 
 
 def pip_install(python: Path, source: Path, *, editable: bool) -> subprocess.Popen[str]:
@@ -71,10 +64,12 @@ async def ask(sim: OneBotSim, text: str) -> str:
     return sent.text
 
 
-async def run_host(python: Path, host: Path, log: Path, db_path: Path) -> str:
-    """Start the host bot with ``python``, talk to both plugins, stop it; its log."""
+async def run_host(python: Path, host: Path, log: Path, data_home: Path) -> str:
+    """Start the host bot with ``python`` (the database where the plugin puts it; user
+    data under ``data_home``), talk to both plugins, stop it; its log."""
     bot = BotProcess(log, access_token=TOKEN, root=host, python=python,
-                     database_url=f"sqlite+aiosqlite:///{db_path}")
+                     env={"XDG_DATA_HOME": str(data_home),
+                          "PAIZHUO_BARE_COMMANDS": "all,-帮助,-help"})
     sim = OneBotSim(self_id=10002)
     sim.add_member(GROUP, USER, "甲")
     sim.add_friend(USER, "甲")
@@ -82,6 +77,7 @@ async def run_host(python: Path, host: Path, log: Path, db_path: Path) -> str:
         await sim.connect(bot.url, TOKEN)
         try:
             assert await ask(sim, "/hello") == "你好 host-db host-engine"
+            assert await ask(sim, "/帮助") == "宿主的帮助"
             assert "牌桌" in await ask(sim, "/牌桌 帮助")
             assert "开了一桌" in await ask(sim, "/开局 挖坑")
         finally:
@@ -90,14 +86,7 @@ async def run_host(python: Path, host: Path, log: Path, db_path: Path) -> str:
 
 
 async def test_a_host_bot_loads_this_plugin_and_its_own_each_once(tmp_path: Path) -> None:
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in SOURCE:
-        if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, source / name, symlinks=True,
-                            ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(REPO / name, source / name)
+    source = copy_source(tmp_path / "src")
     pythons = {kind: make_venv(tmp_path / f"venv-{kind}") for kind in ("editable", "wheel")}
     builds = {kind: pip_install(python, source, editable=kind == "editable")
               for kind, python in pythons.items()}
@@ -121,11 +110,23 @@ async def test_a_host_bot_loads_this_plugin_and_its_own_each_once(tmp_path: Path
                                   check=True, capture_output=True, text=True).stdout.strip()
             assert not Path(site, name).exists() and not Path(site, f"{name}.py").exists()
 
-        log = await run_host(python, host, tmp_path / f"host-{kind}.log",
-                             tmp_path / f"{kind}.db")
+        data_home = tmp_path / f"data-home-{kind}"
+        plugin_db = data_home / "nonebot2" / "nonebot_plugin_paizhuo" / "paizhuo.db"
+        old_db = host / "data" / "paizhuo.db"
+        if kind == "editable":  # a host that ran a version before 0.2.0: its database stays
+            old_db.parent.mkdir()
+            old_db.touch()
+        log = await run_host(python, host, tmp_path / f"host-{kind}.log", data_home)
         loaded = re.findall(r'Succeeded to load plugin "(\w+)"', log)
-        assert sorted(loaded) == ["greeter", "nonebot_plugin_paizhuo"], (kind, loaded)
-        assert log.count("牌桌: database ready") == 1, kind
+        assert sorted(loaded) == ["greeter", "nonebot_plugin_localstore",
+                                  "nonebot_plugin_paizhuo"], (kind, loaded)
+        assert log.count("牌桌: 数据库已就绪") == 1, kind
         assert "greeter: host-db host-engine" in log
+        assert "Duplicated prefix rule" not in log, kind
         assert "Failed to import" not in log and "ERROR" not in log, log[-3000:]
-        assert os.path.exists(tmp_path / f"{kind}.db")
+        if kind == "editable":
+            assert f"使用旧位置的数据库 {old_db}" in log
+            assert old_db.stat().st_size > 0 and not plugin_db.exists()  # migrated in place
+        else:
+            assert f"数据库在插件数据目录：{plugin_db}" in log
+            assert plugin_db.stat().st_size > 0 and not (host / "data").exists()

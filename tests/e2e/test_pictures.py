@@ -1,8 +1,9 @@
 """End to end with pictures on: the real bot as installed (no ``PAIZHUO_FONT``: the font
 comes with the bot), 图片桌面 on, a whole game of 抓特务 over a real OneBot v11 reverse
-WebSocket. After every move the group gets the table as a picture beside the text; the
-details of the game, where the end message points (``/对局 1``), come with the deal drawn
-as a picture on top; every picture is a phone-sized palette PNG."""
+WebSocket. After every move the group gets the table as a picture beside the text; after
+the end message, the settlement (结算) as one picture; the details of the game, where the
+end message points (``/对局 1``), come with the deal drawn as a picture on top; every
+picture is a phone-sized palette PNG."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ async def test_pictures_with_the_font_installed_with_the_bot(tmp_path: Path) -> 
         replay = await sim.wait_for(lambda s: s.kind == "group" and "【第 1 局】" in s.text,
                                     since=mark, timeout=30)
         log = bot.log_text()
-    assert "noto_cjk_sans_otc" in log and "no font that renders Chinese" not in log
+    assert "noto_cjk_sans_otc" in log and "没有找到能显示中文的字体" not in log
     group = [s for s in sim.sent[:mark] if s.kind == "group" and s.target == GROUP]
     pictures = [(i, image_of(s.segments)) for i, s in enumerate(group)]
     pictures = [(i, image) for i, image in pictures if image is not None]
@@ -60,9 +61,9 @@ async def test_pictures_with_the_font_installed_with_the_bot(tmp_path: Path) -> 
     tables = [image for i, image in pictures if i < ended]
     after = [image for i, image in pictures if i > ended]
     assert moves > 10 and len(tables) >= moves - 1  # a table picture after every move
-    assert after == []  # no details after the end: /对局 1 has them
+    assert len(after) == 1  # the settlement only, no details: /对局 1 has them
     details = image_of(replay.segments[:1])  # the deal as cards, on top of the replay
     assert replay.forward and details is not None and "发牌：" in replay.text
-    for image in [*tables, details]:
+    for image in [*tables, *after, details]:
         assert image.format == "PNG" and image.mode == "P" and image.width <= 1000
     assert details.height > max(image.height for image in tables)

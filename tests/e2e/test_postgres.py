@@ -81,7 +81,7 @@ async def test_two_processes_one_database(tmp_path: Path) -> None:
             await sim1.group_message(g1, p.user_id, "/继续")
         await sim1.wait_for_text("开局", kind="group", target=g1, since=since, timeout=30)
         await sim1.wait_idle(quiet=0.3)
-        assert "account 10001 connected, 1 table(s) resumed" in one.log_text()
+        assert "账号 10001 已连上，恢复了 1 桌牌局" in one.log_text()
         assert (await store.load_live(account="10002"))[str(g2)] == saved2
         assert not [s for s in sim1.sent if s.kind == "group" and s.target == g2]
 
@@ -95,7 +95,7 @@ async def test_two_processes_one_database(tmp_path: Path) -> None:
         end2 = await continue_table(sim2, g2, players2, since=since, timeout=30)
         assert end2 is not None and "本局结束" in end2.text
         await asyncio.gather(sim1.wait_idle(quiet=0.3), sim2.wait_idle(quiet=0.3))
-        assert "account 10002 connected, 1 table(s) resumed" in two.log_text()
+        assert "账号 10002 已连上，恢复了 1 桌牌局" in two.log_text()
 
         recorded = await records(store)
         assert [n for _uid, n in recorded[str(g1)]] == [3]  # the second game goes on
@@ -183,7 +183,7 @@ async def test_one_account_is_served_by_one_process_at_a_time(tmp_path: Path) ->
         await sim.wait_idle(quiet=0.3)
         after = await saved_moves(store, g)
         assert len(after) > len(before) and after[:len(before)] == before  # nothing lost
-        assert "account 10001 connected, 1 table(s) resumed" in two.log_text()
+        assert "账号 10001 已连上，恢复了 1 桌牌局" in two.log_text()
         end = await continue_table(sim, g, players, since=last_prompt(sim, g), timeout=30)
         assert end is not None and "本局结束" in end.text
         await sim.wait_idle(quiet=0.3)

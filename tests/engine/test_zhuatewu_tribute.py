@@ -201,3 +201,52 @@ def test_state_with_tribute_and_declare_round_trips() -> None:
     g = ZGame.deal(4, ZRules(), 9, previous=prev([S, S, C, C], [0, 1], S, [2, 1, 1, 1]))
     data = json.loads(json.dumps(g.to_json()))
     assert ZGame.from_json(data) == g
+
+
+def test_g4_everyone_answers_the_declare_question() -> None:
+    """G-4: dealt with ``everyone_answers`` the declare phase waits for every seat — a
+    civilian answers 暗 and nothing else — and ends with the last answer, whoever gives it;
+    the state round-trips and the game as dealt replays to the same state."""
+    game = next(g for g in (ZGame.deal(4, ZRules(), s, everyone_answers=True) for s in range(100))
+                if g.phase == "declare" and len(g.spies()) == 2)
+    spies = game.spies()
+    civilians = [s for s in range(4) if s not in spies]
+    assert game.awaiting_answer() == [0, 1, 2, 3] and game.awaiting_declare() == spies
+    with pytest.raises(MoveError) as refused:
+        game.declare(civilians[0], "明")
+    assert refused.value.code == "civilian" and game.awaiting_answer() == [0, 1, 2, 3]
+    for s in spies:
+        game.declare(s, "明")
+    game.declare(civilians[0], "暗")
+    assert game.phase == "declare" and game.declared_spies() == []  # one civilian still reads
+    assert ZGame.from_json(game.to_json()).to_json() == game.to_json()
+    with pytest.raises(MoveError):
+        game.declare(civilians[0], "暗")  # answered already
+    game.declare(civilians[1], "暗")
+    assert game.phase == "play" and game.declared_spies() == spies
+    assert game.declared[civilians[0]] is None and game.stakes == [2 if s in spies else 1 for s in range(4)]
+    state, events = game.as_dealt()
+    replayed = ZGame.from_json(state)
+    for kind, seat, *rest in events:
+        replayed.declare(seat, rest[0] if kind == "declare" else "暗")
+    assert replayed.to_json() == game.to_json()
+
+
+def test_g4_a_timeout_ends_the_phase_for_everyone_who_did_not_answer() -> None:
+    game = next(g for g in (ZGame.deal(3, ZRules(), s, everyone_answers=True) for s in range(100))
+                if g.phase == "declare")
+    civilian = next(s for s in range(3) if s not in game.spies())
+    game.declare(civilian, "暗")
+    assert game.declare_timeout() == game.spies()
+    assert game.phase == "play" and all(game.answered)
+
+
+def test_a_game_saved_before_everyone_answered_waits_for_the_spies_only() -> None:
+    """A state saved before the flag existed (no ``everyone_answers``) goes on as before."""
+    game = next(g for g in (ZGame.deal(3, ZRules(), s) for s in range(100)) if g.phase == "declare")
+    data = game.to_json()
+    del data["everyone_answers"], data["answered"]
+    old = ZGame.from_json(data)
+    assert old.awaiting_answer() == old.spies()
+    old.declare(old.spies()[0], "暗")
+    assert old.phase == "play"

@@ -65,7 +65,8 @@ async def clean_state(nonebug_init: None):
     store = REGISTRY.store
     assert store is not None, "the plugin's startup hook should have opened the store"
     async with store.engine.begin() as conn:
-        for table in ("player_records", "game_records", "live_tables", "group_settings"):
+        for table in ("player_records", "game_records", "live_tables", "group_settings",
+                      "seen_events", "account_holds"):
             await conn.execute(text(f"DELETE FROM {table}"))
     store.forget_cached()  # the rows went behind the store's back
     yield

@@ -82,7 +82,7 @@ async def test_the_tables_account_answers_and_runs_its_timers(app: App) -> None:
         ctx.should_call_api("send_private_msg", {"user_id": B, "message": Has("手牌（3 张）")},
                             {"message_id": next(_ids)}, adapter=high_adapter)
         deadlines.schedule(table)
-        await deadlines._timers[table.group_id]
+        await table.timer
     assert len(table.engine.log) == 2
     assert (await REGISTRY.require_store().live_owners([str(GROUP)])) == {str(GROUP): HIGH}
 
@@ -94,7 +94,7 @@ async def test_the_tables_account_away_its_timer_waits(app: App) -> None:
         low = ctx.create_bot(base=Bot, adapter=ctx.create_adapter(), self_id=LOW)
         table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
         deadlines.schedule(table)
-        await deadlines._timers[table.group_id]  # no API call: nobody speaks for it
+        await table.timer  # no API call: nobody speaks for it
         ctx.receive_event(low, to(LOW, gmsg(A, Message("出 3"))))
     assert table.engine.to_json() == before and table.account == HIGH
 

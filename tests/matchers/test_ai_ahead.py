@@ -12,8 +12,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from ai_pool_support import answer_pass, bid_three_bury_highest, lowest_single, slow_pass
-from chat_support import GROUP, A, B, C, gmsg, recording_bot
+from ai_pool_support import (
+    answer_pass,
+    bid_three_bury_highest,
+    lowest_single,
+    slow_hidden,
+    slow_pass,
+)
+from chat_support import GROUP, A, B, C, gmsg, pmsg, recording_bot
 from clock_support import SteppedClock
 from nonebug import App
 from support import cards
@@ -21,6 +27,7 @@ from support import cards
 from nonebot_plugin_paizhuo import accounts, ai_turn, tables
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.games.choice import LeveledStrategy
 from nonebot_plugin_paizhuo.tables import FINISHED, PLAYING, REGISTRY, Table, now_utc
 from paizhuo_ai_worker import SearchPool
 from paizhuo_engine.ai.decisions import choose_bid
@@ -61,7 +68,7 @@ def install(monkeypatch):
         return pool
 
     yield make
-    ai_turn.forget_all()
+    ai_turn.forget_all(REGISTRY.tables.values())
     for pool in made:
         pool.shutdown()
 
@@ -95,7 +102,7 @@ async def quiet_bot(monkeypatch):
 
 async def pause_runs_out(clock: SteppedClock, table: Table) -> None:
     """Step the clock to the end of the computer players' pause and wait for their run."""
-    task = deadlines._timers[table.group_id]
+    task = table.timer
     await clock.advance((table.computer_at - tables.timer_now()).total_seconds())
     await task
 
@@ -183,8 +190,7 @@ async def test_a_stale_search_in_a_full_pool_leaves_the_move_to_normal(app: App,
     table.engine = ZGame.from_hands(OTHER, rules=ZRules(), leader=1)
     choice = await ai_turn.prepare(table, 1)
     assert choice.action is None  # the stale 过 is not used: 普通 decides
-    with ai_turn.deciding(choice):
-        assert ai_turn.LeveledStrategy().choose(table.engine, 1) == NORMAL.choose(table.engine, 1)
+    assert LeveledStrategy(choice).choose(table.engine, 1) == NORMAL.choose(table.engine, 1)
     await until(lambda: pool.busy() == 0, "the pool is free again")
 
 
@@ -240,7 +246,7 @@ async def test_a_restart_in_the_pause_searches_again(app: App, monkeypatch, cloc
     assert old.asked == [(1, 1)]
     # The restart: timers, searches and the pool of the old process are gone.
     deadlines.cancel_timers()
-    ai_turn.forget_all()
+    ai_turn.forget_all(REGISTRY.tables.values())
     old.shutdown()
     REGISTRY.reset()
     pool = install(answer_pass)
@@ -278,3 +284,77 @@ async def test_decisions_before_play_are_searched_in_the_pause(app: App, monkeyp
     await pause_runs_out(clock, table)
     assert table.engine.bids[1] == 3 and table.engine.buried == highest
     assert pool.asked[:2] == [(1, 0), (1, 0)] and pool.searched >= 2
+
+
+async def test_removing_a_table_drops_everything_the_process_held_for_it(app: App, install) -> None:
+    """One object per live table: its timer, its searches started ahead and its pictures
+    still to draw are the table's own; removing it from the registry cancels the timer and
+    the searches (their places in the pool freed) and forgets the pictures."""
+    from nonebot_plugin_paizhuo.pictures import Pending, later
+
+    pool = install(slow_pass)
+    table = hard_table(HANDS, leader=1)
+    table.rearm()
+    await REGISTRY.save(table)
+    deadlines.schedule(table)
+    later(table, Pending(table.group_id, "桌面", lambda: None, ()))
+    timer, searches = table.timer, ai_turn.searching(table)
+    assert timer is not None and not timer.done() and len(searches) == 1
+    assert pool.asked == [(1, 0)] and len(table.later) == 1
+    REGISTRY.remove(table)
+    await asyncio.sleep(0)
+    assert timer.cancelled() and table.timer is None
+    assert ai_turn.searching(table) == [] and table.later == []
+    await until(lambda: pool.busy() == 0, "the pool is free again")
+
+
+def declaring_table(spy_seat: int, person_leads: bool = False) -> Table:
+    """A 抓特务 table at 困难 in its declare phase, dealt as the chat deals it (every seat
+    answers, G-4): 玩家101 and two computer players, the spy card at ``spy_seat`` (and
+    ♥3, the first lead, with 玩家101 when ``person_leads``)."""
+    heart3 = cards("♥3")[0]
+    game = next(g for g in (ZGame.deal(3, ZRules(), s, everyone_answers=True) for s in range(500))
+                if g.phase == "declare" and g.spies() == [spy_seat]
+                and (not person_leads or heart3 in g.hands[0]))
+    seats = [SeatView(str(A), "玩家101"), SeatView("ai:1", "电脑1"), SeatView("ai:2", "电脑2")]
+    table = Table(group_id=str(GROUP), game="抓特务", size=3, opener=str(A), seats=seats,
+                  settings=dict(HARD), created_at=now_utc(), started_at=now_utc(),
+                  uid="declare-test", engine=game, status=PLAYING, account="10001", games=1)
+    REGISTRY.add(table)
+    return table
+
+
+async def test_the_computers_answer_the_declare_question_after_a_pause_no_role_changes(
+        app: App, clock) -> None:
+    """G-4: at 困难 a computer spy searches its 明 / 暗 and a computer civilian does not;
+    the computers' answers still come after the same pause whoever holds the spy card — a
+    pause as long as the searches it may take (the 困难用时 for a decision before play)."""
+    pauses = []
+    for spy in (0, 1, 2):
+        table = declaring_table(spy)
+        table.rearm()
+        pauses.append((table.computer_at - tables.timer_now()).total_seconds())
+        REGISTRY.reset()
+    budget = HARD["ai_budget_ms"] * 2 / 1000  # SETUP_BUDGET_FACTOR, one spy card
+    assert pauses == [budget] * 3
+
+
+async def test_the_computers_answers_never_wait_for_a_search(app: App, monkeypatch, clock,
+                                                           install) -> None:
+    """G-4: when the pause is over, a computer spy whose search has not answered takes
+    普通's choice at once, so the phase ends when the person answers and the pause is over —
+    never later because a computer searched."""
+    pool = install(slow_hidden)
+    table = declaring_table(1, person_leads=True)
+    table.rearm()
+    await REGISTRY.save(table)
+    bot, sent = await quiet_bot(monkeypatch)
+    deadlines.schedule(table)
+    assert pool.asked == [(1, 0)]  # 电脑1's 明 / 暗 is searched in the pause
+    await bot.handle_event(pmsg(A, "暗"))  # the person (a civilian) answers at once
+    assert table.engine.phase == "declare"
+    started = asyncio.get_running_loop().time()
+    await pause_runs_out(clock, table)
+    assert asyncio.get_running_loop().time() - started < 0.5  # not the search's second
+    assert table.engine.phase == "play" and table.engine.declared[1] is not None
+    assert any("先出" in text for text in sent.texts())

@@ -12,6 +12,7 @@ from support import cards
 from nonebot_plugin_paizhuo import ai_turn
 from nonebot_plugin_paizhuo.actions import deadlines
 from nonebot_plugin_paizhuo.games.base import SeatView
+from nonebot_plugin_paizhuo.games.choice import searched_setup
 from nonebot_plugin_paizhuo.tables import PLAYING, REGISTRY, Table, now_utc
 from paizhuo_engine.ai.decisions import choose_bid, choose_bury
 from paizhuo_engine.ai.simple import PASS
@@ -26,7 +27,7 @@ HANDS = [cards("3 4 77 9"), [cards("♠A")[0], *cards("5 8 Q")], cards("66 10 K"
 async def fire(table: Table) -> None:
     table.remind_at, table.deadline = None, now_utc() - timedelta(seconds=1)
     deadlines.schedule(table)
-    await deadlines._timers[table.group_id]
+    await table.timer
 
 
 class FakePool:
@@ -107,7 +108,7 @@ async def wakeng_of_computers(seed: int) -> Table:
 async def computers_act(table: Table) -> None:
     table.computer_at = now_utc() - timedelta(seconds=1)
     deadlines.schedule(table)
-    await deadlines._timers[table.group_id]
+    await table.timer
 
 
 async def test_hard_computer_bids_and_buries_as_searched(app: App, monkeypatch) -> None:
@@ -150,13 +151,12 @@ def test_a_searched_answer_that_does_not_fit_the_phase_is_not_taken() -> None:
     the hand) gives 普通's own choice."""
     game = WGame.deal(WRules(), 3)
     seat = game.bidder
-    with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=(1, 2, 3, 4))):
-        assert ai_turn.searched_setup(game, seat, 0) == 0
-    with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=9)):
-        assert ai_turn.searched_setup(game, seat, 0) == 0
-    with ai_turn.deciding(ai_turn.Choice("困难", seat, 0, phase="bid", setup=2)):
-        assert ai_turn.searched_setup(game, seat, 0) == 2
-        assert ai_turn.searched_setup(game, (seat + 1) % 3, 0) == 0
+    wrong = ai_turn.Choice("困难", seat, 0, phase="bid", setup=(1, 2, 3, 4))
+    assert searched_setup(game, seat, 0, wrong) == 0
+    assert searched_setup(game, seat, 0, ai_turn.Choice("困难", seat, 0, phase="bid", setup=9)) == 0
+    right = ai_turn.Choice("困难", seat, 0, phase="bid", setup=2)
+    assert searched_setup(game, seat, 0, right) == 2
+    assert searched_setup(game, (seat + 1) % 3, 0, right) == 0
 
 
 async def test_a_player_in_auto_play_is_moved_at_the_groups_level(app: App, monkeypatch) -> None:

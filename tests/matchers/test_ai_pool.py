@@ -11,8 +11,7 @@ import signal
 import pytest
 from ai_pool_support import hang, quick, raise_error, slow_quick
 
-from nonebot_plugin_paizhuo import ai_turn
-from nonebot_plugin_paizhuo.ai_turn import Choice, LeveledStrategy
+from nonebot_plugin_paizhuo.games.choice import Choice, LeveledStrategy
 from paizhuo_ai_worker import SearchPool
 from paizhuo_engine.ai.levels import NORMAL
 from paizhuo_engine.ai.simple import Action
@@ -171,14 +170,11 @@ def test_leveled_strategy_falls_back_to_normal_without_a_search() -> None:
     g = game()
     seat = g.turn
     normal = NORMAL.choose(g, seat)
-    with ai_turn.deciding(Choice("困难", seat, len(g.log), None)):
-        assert LeveledStrategy().choose(g, seat) == normal
+    assert LeveledStrategy(Choice("困难", seat, len(g.log), None)).choose(g, seat) == normal
     # A searched action is used only for the very state it was searched for.
     other = Action("pass")
-    with ai_turn.deciding(Choice("困难", seat, len(g.log) + 1, other)):
-        assert LeveledStrategy().choose(g, seat) == normal
-    with ai_turn.deciding(Choice("简单")):
-        simple = LeveledStrategy().choose(g, seat)
+    assert LeveledStrategy(Choice("困难", seat, len(g.log) + 1, other)).choose(g, seat) == normal
+    simple = LeveledStrategy(Choice("简单")).choose(g, seat)
     assert simple.kind == "play"
     assert decide(view_of(g, seat)) == normal
 

@@ -1,7 +1,7 @@
 """Messages a phone can read (RULES.md G-4): the private message after a play is short —
 the hand in 出 notation, the others' card counts when the table shows them — with the
 role and how-to-play lines only in the first hand of a game; the prompt after a play does
-not repeat it; templates are spaced (``要跟 2 张的对子``) and no message ends with a
+not repeat it; templates are spaced (``桌上是 3 张的连牌``) and no message ends with a
 dangling separator."""
 
 from __future__ import annotations
@@ -107,4 +107,4 @@ def test_follow_reason_is_spaced() -> None:
     game.play_text(0, "44")
     with pytest.raises(MoveError) as err:
         game.play_text(1, "5")
-    assert err.value.message == "要跟 2 张的对子"
+    assert err.value.message == "要跟同样的牌型：桌上是对子，你出的是单张"

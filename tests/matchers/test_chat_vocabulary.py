@@ -159,7 +159,7 @@ async def test_a_follow_is_told_in_the_games_words(app: App) -> None:
     await seat("挖坑", engine)
     async with app.test_matcher() as ctx:
         ctx.receive_event(make_bot(ctx), gmsg(B, "出 99"))
-        expect_group(ctx, "要跟 3 张的连牌", at=B)
+        expect_group(ctx, "要跟同样的牌型：桌上是 3 张的连牌，你出的是对子", at=B)
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -127,12 +127,12 @@ async def test_join_leave_and_start_when_full(app: App, monkeypatch) -> None:
         expect_group(ctx, "入座", "2/3")
         ctx.receive_event(bot, gmsg(C, "/加入"))
         expect_friends(ctx)
-        expect_group(ctx, "入座", "3/3", "开局", "等待特务私聊选择", without=("轮到",))
+        expect_group(ctx, "入座", "3/3", "开局", "请各位私聊回复", without=("轮到",))
         for seat, user in enumerate((A, B, C)):
             if expected.roles[seat] == "spy":
                 expect_private(ctx, user, "你是特务", "手牌（18 张）", "请选择", "明牌")
             else:
-                expect_private(ctx, user, "你是平民", "手牌（18 张）", "请稍等")
+                expect_private(ctx, user, "你是平民", "手牌（18 张）", "请私聊回复 暗")
         ctx.receive_event(bot, gmsg(D, "/加入"))
         expect_group(ctx, "这桌正在打", at=D)
         ctx.receive_event(bot, gmsg(A, "/退出"))
@@ -215,9 +215,9 @@ async def test_every_rejected_move_gets_one_reply_and_changes_nothing(app: App) 
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 5"))
-        expect_group(ctx, "要跟 2 张的对子", at=B)
+        expect_group(ctx, "要跟同样的牌型：桌上是对子，你出的是单张", at=B)
         ctx.receive_event(bot, gmsg(B, "出 ♠A"))
-        expect_group(ctx, "要跟 2 张的对子", at=B)
+        expect_group(ctx, "要跟同样的牌型：桌上是对子，你出的是单张", at=B)
     assert engine_json(table) == after_play
     # 66 does not beat 77.
     table.engine.turn = 2
@@ -276,7 +276,7 @@ async def test_game_end_posts_result_and_records_once(app: App) -> None:
         expect_group(ctx, "拿下这一轮", at=B, without=("特务：", "是特务"))
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "出完了，第 1 名", "本局结束：特务胜", "特务：玩家102", "积分", "+2", "-1", "/继续")
-        expect_private(ctx, B, "你的牌已出完")
+        # and no private message: the group post says that B has gone out
     assert REGISTRY.get(str(GROUP)) is table and table.status == FINISHED
     saved = await REGISTRY.store.load_live()
     assert saved[str(GROUP)][1]["status"] == FINISHED
@@ -333,7 +333,6 @@ async def test_stats_self_and_other(app: App) -> None:
         expect_reply(ctx, event, Has("还没有战绩"), {"message_id": 1})
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束")
-        expect_private(ctx, B, "出完")
         event = gmsg(A, "/战绩")
         ctx.receive_event(bot, event)
         expect_reply(ctx, event, Has("的战绩", "抓特务：1 局", "负 1", "胜率 0%", "积分 -1"),

@@ -95,7 +95,7 @@ async def test_computer_moves_when_its_pause_runs_out(app: App, monkeypatch) -> 
         expect_group(ctx, "电脑1 出 ♠7（单张）\n电脑2 出 ", "（单张）", at=A, without=("轮到 电脑2",))
         table.computer_at = now_utc() - timedelta(seconds=1)
         deadlines.schedule(table)
-        await deadlines._timers[table.group_id]
+        await table.timer
     assert table.engine.turn == 0 and table.computer_at is None and table.deadline is not None
     saved = await REGISTRY.store.load_live()
     assert saved[str(GROUP)][1]["engine"]["log"] == table.engine.to_json()["log"]

@@ -70,9 +70,10 @@ async def table_for(game_name: str, engine, n: int) -> Table:
 
 
 def declaring(players: int, spies: int) -> ZGame:
-    """A first game of 抓特务 in its declare phase with ``spies`` spy seats."""
+    """A first game of 抓特务 in its declare phase with ``spies`` spy seats, dealt as the
+    chat deals it (every seat answers, G-4)."""
     for seed in range(500):
-        game = ZGame.deal(players, ZRules(), seed)
+        game = ZGame.deal(players, ZRules(), seed, everyone_answers=True)
         if game.phase == "declare" and len(game.spies()) == spies:
             return game
     raise AssertionError("no such deal")
@@ -87,19 +88,26 @@ async def test_g4_z9_first_spy_answer_is_invisible_until_both_answered(app: App)
     game = declaring(4, 2)
     await table_for("抓特务", game, 4)
     first, second = game.spies()
-    civilian = next(s for s in range(4) if s not in (first, second))
+    civilian, other = (s for s in range(4) if s not in (first, second))
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, pmsg(USERS[first], "明牌"))
-        expect_private(ctx, USERS[first], "你选择了：明牌")
+        expect_private(ctx, USERS[first], "你选择了：明牌", "等大家都回复了就开始")
         ctx.receive_event(bot, gmsg(USERS[civilian], "/牌桌"))
-        expect_group(ctx, "等待特务选择", without=("明牌", "明特务", "手牌："))
+        expect_group(ctx, "等待各位私聊回复", without=("明牌特务", "明特务", "手牌："))
         ctx.receive_event(bot, pmsg(USERS[second], "/手牌"))
         expect_private(ctx, USERS[second], "另一名特务是谁，你并不知道", "请选择")
         ctx.receive_event(bot, pmsg(USERS[civilian], "/手牌"))
-        expect_private(ctx, USERS[civilian], "你是平民", "请稍等")
+        expect_private(ctx, USERS[civilian], "你是平民", "回复 暗")
+        ctx.receive_event(bot, pmsg(USERS[civilian], "明"))  # a civilian has nothing to declare
+        expect_private(ctx, USERS[civilian], "你是平民，没有明/暗可选")
         ctx.receive_event(bot, pmsg(USERS[second], "暗"))
-        expect_private(ctx, USERS[second], "你选择了：暗特务")
+        expect_private(ctx, USERS[second], "你选择了：暗特务", "等大家都回复了就开始")
+        ctx.receive_event(bot, pmsg(USERS[civilian], "暗"))
+        expect_private(ctx, USERS[civilian], "收到。等大家都回复了就开始。")
+        # the last answer, a civilian's, starts the game: every spy answered long before
+        ctx.receive_event(bot, pmsg(USERS[other], "暗"))
+        expect_private(ctx, USERS[other], "收到。")
         expect_group(ctx, f"玩家{USERS[first]} 是特务，明牌！手牌：", "轮到")
         ctx.receive_event(bot, pmsg(USERS[second], "/手牌"))
         expect_private(ctx, USERS[second], "另一名特务已亮明身份")
@@ -113,6 +121,9 @@ def test_g4_z9_engine_shows_no_declaration_before_all_answered() -> None:
     assert game.phase == "declare"
     assert game.declared_spies() == [] and game.open_seats() == []
     game.declare(second, "明牌")
+    assert game.phase == "declare" and game.declared_spies() == []  # the civilians still answer
+    for civilian in game.awaiting_answer():
+        game.declare(civilian, "暗")
     assert game.declared_spies() == [first, second] and game.open_seats() == [second]
 
 
@@ -120,10 +131,15 @@ async def test_g4_failed_spy_confirmation_names_nobody_3p(app: App) -> None:
     game = declaring(3, 1)
     await table_for("抓特务", game, 3)
     [spy] = game.spies()
+    civilians = [s for s in range(3) if s != spy]
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, pmsg(USERS[spy], "暗"))
         expect_private(ctx, USERS[spy], "你选择了：暗特务", fail=True)
+        ctx.receive_event(bot, pmsg(USERS[civilians[0]], "暗"))
+        expect_private(ctx, USERS[civilians[0]], "收到")
+        ctx.receive_event(bot, pmsg(USERS[civilians[1]], "暗"))
+        expect_private(ctx, USERS[civilians[1]], "收到")
         expect_group(ctx, "轮到", without=("特务", "平民"))
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Anonymous("私聊消息发送失败")},
                             {"message_id": 1})
@@ -140,9 +156,12 @@ async def test_g4_failed_spy_confirmation_waits_for_the_phase_end_4p(app: App) -
         expect_private(ctx, USERS[first], "你选择了", fail=True)
         # nothing reaches the group while the other spy still chooses
         ctx.receive_event(bot, gmsg(USERS[second], "/牌桌"))
-        expect_group(ctx, "等待特务选择", without=("私聊", "明特务"))
+        expect_group(ctx, "等待各位私聊回复", without=("私聊消息", "明特务"))
         ctx.receive_event(bot, pmsg(USERS[second], "暗"))
         expect_private(ctx, USERS[second], "你选择了")
+        for civilian in (s for s in range(4) if s not in (first, second)):
+            ctx.receive_event(bot, pmsg(USERS[civilian], "暗"))
+            expect_private(ctx, USERS[civilian], "收到")
         expect_group(ctx, "亮明：我是特务", "轮到")
         ctx.should_call_api("send_group_msg", {"group_id": GROUP, "message": Anonymous("私聊消息发送失败")},
                             {"message_id": 1})
@@ -261,7 +280,11 @@ def test_z5_w5_s4_start_of_play_says_who_leads_and_why() -> None:
     assert "上局头游 玩家103 先出" in _group_text(z.start(game, seats(3)))
     declare = declaring(3, 1)  # the explanation comes with the first prompt, after declaring
     assert "先出" not in _group_text(z.start(declare, seats(3)))
-    assert "♥3 在" in _group_text(z.answer(declare, seats(3), declare.spies()[0], "暗"))
+    z.answer(declare, seats(3), declare.spies()[0], "暗")
+    last, *others = [s for s in range(3) if s not in declare.spies()][::-1]
+    for s in others:
+        assert _group_text(z.answer(declare, seats(3), s, "暗")) == ""
+    assert "♥3 在" in _group_text(z.answer(declare, seats(3), last, "暗"))
 
     s = find_game("手把一")
     game = SGame.deal(3, SRules(), 5)

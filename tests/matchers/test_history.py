@@ -120,7 +120,7 @@ async def test_stats_lists_recent_games_streak_best_and_worst(app: App) -> None:
 
 # ---- game records and replays ------------------------------------------------------------------
 async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) -> None:
-    from chat_support import expect_forward, expect_group, expect_private
+    from chat_support import expect_forward, expect_group
 
     await finish([(101, "win", 1)])  # an older record: 第 1 局, saved without a replay
     table, last = dealt_table("挖坑", 11, 1)
@@ -131,7 +131,6 @@ async def test_end_message_numbers_the_game_and_the_replay_shows_it(app: App) ->
         ctx.receive_event(bot, gmsg(user, command))
         # One post: the last move, the end message and where the details are.
         expect_group(ctx, "出完", "本局结束", "/继续", details_pointer(2))
-        expect_private(ctx, user, "出完")
         ctx.receive_event(bot, gmsg(102, "/对局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         expect_group(ctx, "【本群最近的对局】", "第 2 局", "挖坑 3 人，胜：", "第 1 局")
@@ -246,8 +245,9 @@ async def test_long_texts_go_as_forward_messages_with_a_plain_fallback(app: App)
         ctx.receive_event(bot, pmsg(A, "/help"))
         expect_forward(ctx, "【牌桌 bot】", user=A, fail=True)
         expect_private(ctx, A, "【牌桌 bot】", "记牌")
+        # Forwards failed in two conversations: the account sends them as text for a
+        # while, at once, without trying.
         ctx.receive_event(bot, gmsg(A, "/规则 挖坑"))
-        expect_forward(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3", fail=True)
         expect_group(ctx, "【挖坑】本群规则", "挖坑规则：标准", "上榜局数：3")
 
 
@@ -256,7 +256,6 @@ async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) 
     ``/对局 N`` answers with the details (every hand as dealt with its role, the dealer,
     the spy cards) as one merged-forward message, and an implementation without forward
     messages (retcode 1200) gets the same text as a plain group message."""
-    from chat_support import expect_private
 
     table, last = dealt_table("抓特务", 4, 1)
     await REGISTRY.save(table)
@@ -265,7 +264,6 @@ async def test_end_details_fall_back_to_plain_text_when_forward_fails(app: App) 
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
         expect_group(ctx, "本局结束", details_pointer(1))
-        expect_private(ctx, user, "出完")
         expect_details(ctx, bot, 1, "1.玩家101（", "庄家：", "特务牌：", "本局结束", fail=True)
     assert REGISTRY.get(str(GROUP)) is table and not table.playing
 
@@ -275,7 +273,7 @@ async def test_a_game_with_a_computer_seat_is_listed_replayed_and_scored_alike(a
     """Every seat is in the record: the list names the computer among the winners (the
     person who lost is not shown a draw), ``/对局 1`` (the end message offers it) and the
     older ``/对局 1 查看复盘`` both answer with all three seats, and ``/战绩`` says the same 负."""
-    from chat_support import A, B, expect_forward, expect_private
+    from chat_support import A, B, expect_forward
 
     table, last = dealt_table("挖坑", 16, 1, computers=1)  # 玩家101 loses, 玩家102 and 电脑1 win
     await REGISTRY.save(table)
@@ -285,7 +283,6 @@ async def test_a_game_with_a_computer_seat_is_listed_replayed_and_scored_alike(a
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(user, command))
         expect_group(ctx, "本局结束", details_pointer(1), "/继续")
-        expect_private(ctx, user, "出完")
         ctx.receive_event(bot, gmsg(A, "/对局"))
         ctx.should_call_api("get_group_member_list", {"group_id": GROUP}, [])
         expect_group(ctx, "第 1 局", "挖坑 3 人（电脑 1），胜：玩家102、电脑1", without=("平局",))

@@ -63,7 +63,7 @@ async def run_timers(table: Table) -> None:
         else:
             return
         deadlines.schedule(table)
-        await deadlines._timers[table.group_id]
+        await table.timer
     raise AssertionError("the automatic moves never stopped")
 
 

@@ -101,7 +101,6 @@ async def test_setting_applies_from_the_next_game(app: App, monkeypatch) -> None
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束：特务胜", "/继续")
-        expect_private(ctx, B, "出完")
         ctx.receive_event(bot, gmsg(A, "/继续"))
         expect_group(ctx, "准备好了（1/3）", "等 /继续：玩家102、玩家103")
         ctx.receive_event(bot, gmsg(A, "/继续"))
@@ -140,7 +139,6 @@ async def finished_then_next(app: App, monkeypatch, rules: dict | None = None) -
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束")
-        expect_private(ctx, B, "出完")
         for user in (A, B):
             ctx.receive_event(bot, gmsg(user, "/继续"))
             expect_group(ctx, "准备好了")
@@ -186,14 +184,14 @@ async def test_tribute_deadline_returns_lowest_then_declaring(app: App, monkeypa
     async with app.test_matcher() as ctx:
         make_bot(ctx)
         # One message per recipient, in the order each first appears.
-        expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请稍等")
-        expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请稍等")
+        expect_private(ctx, B, "超时自动", "你已还给 玩家103", "请选择" if spy == 1 else "请私聊回复 暗")
+        expect_private(ctx, A, "还给你", "请选择" if spy == 0 else "请私聊回复 暗")
         expect_group(ctx, "已还贡给 玩家101（超时自动）", "已还贡给 玩家103（超时自动）",
-                     "等待特务私聊选择", without=("是特务",))
-        expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请稍等")
+                     "请各位私聊回复", without=("是特务",))
+        expect_private(ctx, C, "还给你", "请选择" if spy == 2 else "请私聊回复 暗")
         table.deadline = now_utc() - timedelta(seconds=1)
         deadlines.schedule(table)
-        await deadlines._timers[str(GROUP)]
+        await REGISTRY.get(str(GROUP)).timer
     assert lowest in game.hands[0] and game.phase == "declare"
     assert table.deadline is not None and table.deadline > now_utc()
 
@@ -204,15 +202,21 @@ async def test_declare_open_hand_and_hidden(app: App, monkeypatch) -> None:
     game.tribute_timeout()
     spy = game.spies()[0]
     users = (A, B, C)
-    civilian = next(u for s, u in enumerate(users) if s != spy)
+    civilian, other = (u for s, u in enumerate(users) if s != spy)
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         ctx.receive_event(bot, pmsg(civilian, "明"))
-        expect_private(ctx, civilian, "现在不需要你选择明/暗")
+        expect_private(ctx, civilian, "你是平民，没有明/暗可选")
         ctx.receive_event(bot, pmsg(STRANGER, "暗"))
         expect_private(ctx, STRANGER, "没有需要回复")
+        ctx.receive_event(bot, pmsg(civilian, "暗"))
+        expect_private(ctx, civilian, "收到")
+        ctx.receive_event(bot, pmsg(civilian, "暗"))  # answered already
+        expect_private(ctx, civilian, "现在不需要你选择明/暗")
         ctx.receive_event(bot, pmsg(users[spy], "明牌"))
         expect_private(ctx, users[spy], "你选择了：明牌")
+        ctx.receive_event(bot, pmsg(other, "暗"))
+        expect_private(ctx, other, "收到")
         expect_group(ctx, f"玩家{users[spy]} 是特务，明牌！手牌：", "轮到")
     assert game.phase == "play" and game.stakes[spy] == 4
     # Now the turn timer runs: 60 s (出牌限时 default) with a reminder 15 s before.
@@ -231,6 +235,9 @@ async def test_hidden_spy_never_named_in_group_before_the_end(app: App, monkeypa
         bot = make_bot(ctx)
         ctx.receive_event(bot, pmsg(users[spy], "暗"))
         expect_private(ctx, users[spy], "暗特务")
+        for civilian in (u for s, u in enumerate(users) if s != spy):
+            ctx.receive_event(bot, pmsg(civilian, "暗"))
+            expect_private(ctx, civilian, "收到")
         expect_group(ctx, "轮到", without=forbidden)
         ctx.receive_event(bot, gmsg(users[game.turn], "过"))
         expect_group(ctx, "首出，不能过", without=forbidden)
@@ -250,7 +257,6 @@ async def test_leave_between_games_frees_only_that_seat(app: App) -> None:
         expect_group(ctx, "不用 /继续", at=A)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "第 1 名", "本局结束")
-        expect_private(ctx, B, "出完")
     assert table.status == FINISHED
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)

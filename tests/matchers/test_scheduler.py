@@ -255,6 +255,8 @@ class Media:
     target: str
     text: str
     coalesce: str | None = None
+    media: str = "image"
+    extra: bool = False
 
     def fallback(self) -> Msg:
         return Msg(self.kind, self.target, f"text of {self.text}")
@@ -309,6 +311,92 @@ async def test_a_failed_forward_becomes_text_and_the_text_has_its_own_tries() ->
     assert account.media_tries == 1
     assert done.result() is True
     assert account.texts("g1") == ["text of rules"]
+    await sched.stop()
+
+
+def media_sched(media: str = "hang", **kw) -> tuple[FakeClock, MediaAccount, SendScheduler]:
+    clock = FakeClock()
+    account = MediaAccount(clock)
+    account.media = media
+    kw.setdefault("media_probe_after", 60.0)
+    kw.setdefault("media_probe_max", 200.0)
+    return clock, account, SendScheduler(account.send, clock=clock, call_timeout=3.0,
+                                         retries=3, backoff=0.5, **kw)
+
+
+async def test_a_hung_picture_is_remembered_for_the_account_then_tried_now_and_then() -> None:
+    """One hung picture: for ``media_probe_after`` seconds every picture, in any group,
+    goes as its text at once (no call, no wait); then one is tried (the others meanwhile
+    still go as text); a failed try doubles the wait (up to ``media_probe_max``); a try
+    that goes through ends it."""
+    clock, account, sched = media_sched("hang")
+    sched.submit(Media("group", "g1", "table 1"))
+    await clock.advance(3.5)
+    assert account.media_tries == 1 and account.texts("g1") == ["text of table 1"]
+    for n, group in enumerate(("g1", "g2", "g1"), start=2):
+        sched.submit(Media("group", group, f"table {n}"))
+        await clock.advance(0.05)
+        assert account.texts(group)[-1] == f"text of table {n}"  # at once
+    assert account.media_tries == 1 and sched.stats.media_skipped == 3
+    assert sched.media_down() == {"image": pytest.approx(60.0 - 0.15 - 0.0, abs=0.5)}
+    await clock.advance(60.0)
+    sched.submit(Media("group", "g2", "probe"))
+    sched.submit(Media("group", "g3", "beside the probe"))
+    await clock.advance(0.05)
+    assert account.media_tries == 2  # one try; the other picture went as text
+    assert account.texts("g3") == ["text of beside the probe"]
+    await clock.advance(3.5)
+    assert account.texts("g2")[-1] == "text of probe"
+    await clock.advance(100.0)  # the wait is 120 s now
+    sched.submit(Media("group", "g1", "still remembered"))
+    await clock.advance(0.05)
+    assert account.media_tries == 2
+    account.media = "ok"
+    await clock.advance(25.0)
+    sched.submit(Media("group", "g1", "tried, works"))
+    await clock.advance(0.05)
+    sched.submit(Media("group", "g2", "works"))
+    await clock.advance(0.05)
+    assert account.media_tries == 4 and sched.media_down() == {}
+    assert "text of works" not in account.texts("g2")
+    await sched.stop()
+
+
+async def test_a_picture_that_only_adds_to_the_texts_is_left_out_while_remembered() -> None:
+    """The table after a move (``extra``): when its call hangs its text goes instead, as
+    for any picture; while pictures are remembered failing it is left out altogether (as
+    with pictures off: the move's own post said the move), and the next text is not held."""
+    clock, account, sched = media_sched("hang")
+    sched.submit(Media("group", "g1", "table 1", extra=True))
+    await clock.advance(3.5)
+    assert account.texts("g1") == ["text of table 1"]
+    left = sched.submit(Media("group", "g1", "table 2", extra=True))
+    sched.submit(g("g1", "next move"))
+    await clock.advance(0.05)
+    assert left.done() and left.result() is True
+    assert account.texts("g1") == ["text of table 1", "next move"]
+    assert account.media_tries == 1 and sched.stats.media_skipped == 1
+    await sched.stop()
+
+
+async def test_a_failing_picture_is_remembered_for_its_group_first() -> None:
+    """A picture refused (not hung) in one group: that group sends pictures as text for
+    a while, another group still tries; refused in a second group too, the whole
+    account does. Forwards are remembered apart from pictures."""
+    clock, account, sched = media_sched("fail")
+    sched.submit(Media("group", "g1", "a"))
+    await clock.advance(0.1)
+    sched.submit(Media("group", "g1", "b"))
+    await clock.advance(0.1)
+    assert account.media_tries == 1 and account.texts("g1") == ["text of a", "text of b"]
+    assert sched.media_down() == {}
+    sched.submit(Media("group", "g2", "c"))
+    await clock.advance(0.1)
+    assert account.media_tries == 2 and sched.media_down().keys() == {"image"}
+    sched.submit(Media("group", "g3", "d"))
+    sched.submit(Media("group", "g3", "e", media="forward"))
+    await clock.advance(0.1)
+    assert account.media_tries == 3  # the picture went as text; the forward was tried
     await sched.stop()
 
 

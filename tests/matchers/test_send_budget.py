@@ -28,6 +28,7 @@ from nonebot_plugin_paizhuo.actions import commit
 from nonebot_plugin_paizhuo.games.base import Say
 from nonebot_plugin_paizhuo.messaging import RefusalLimiter
 from nonebot_plugin_paizhuo.send_queue import SendScheduler
+from nonebot_plugin_paizhuo.version import __version__
 
 COMMANDS = ["/帮助 抓特务", "/帮助 象棋", "/设置", "/战绩 乙", "/加入 我", "/退出 了", "/继续 吧",
             "/托管 我", "/手牌 给我", "/开始 吧", "/结束 吧", "/帮助 挖坑"]
@@ -79,14 +80,19 @@ async def test_replies_to_commands_go_through_the_accounts_budget(app: App, monk
 
 
 async def test_one_senders_commands_are_limited_in_every_group(app: App, monkeypatch) -> None:
+    """/帮助 counts 3 (its answer is a merged-forward message): three fit a limit of 9; the
+    fourth is told once that the sender goes too fast — in the group, as the sender sits at
+    no table (the bot may not be their friend) — and the rest are ignored."""
     t = [1000.0]
-    monkeypatch.setattr(messaging, "_commands", RefusalLimiter(3, 60.0, 60.0, clock=lambda: t[0]))
+    monkeypatch.setattr(messaging, "_commands", RefusalLimiter(9, 60.0, 60.0, clock=lambda: t[0]))
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         for i in range(3):
             ctx.receive_event(bot, gmsg(STRANGER, "/帮助 象棋", group=6000 + i))
             expect_group(ctx, "用法", group=6000 + i)
-        for i in range(3, 20):  # over the limit: ignored, in any group
+        ctx.receive_event(bot, gmsg(STRANGER, "/帮助 象棋", group=6003))
+        expect_group(ctx, "你发得太快了，60 秒后再试", at=STRANGER, group=6003)
+        for i in range(4, 20):  # over the limit: ignored, in any group
             ctx.receive_event(bot, gmsg(STRANGER, "/帮助 象棋", group=6000 + i))
         ctx.receive_event(bot, gmsg(B, "/帮助 象棋", group=6000))  # another sender
         expect_group(ctx, "用法", group=6000)
@@ -102,12 +108,14 @@ async def test_one_senders_commands_are_limited_in_every_group(app: App, monkeyp
 
 async def test_moves_are_not_held_back_by_the_command_limit(app: App, monkeypatch) -> None:
     await seat_table(HANDS3, leader=0)
-    monkeypatch.setattr(messaging, "_commands", RefusalLimiter(2, 60.0, 60.0, clock=lambda: 0.0))
+    monkeypatch.setattr(messaging, "_commands", RefusalLimiter(6, 60.0, 60.0, clock=lambda: 0.0))
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         for _ in range(2):
             ctx.receive_event(bot, gmsg(A, "/帮助 象棋"))
             expect_group(ctx, "用法")
+        ctx.receive_event(bot, gmsg(A, "/帮助 象棋"))  # over: told once, privately (seated)
+        expect_private(ctx, A, "你发得太快了")
         ctx.receive_event(bot, gmsg(A, "/帮助 象棋"))  # silenced
         ctx.receive_event(bot, gmsg(A, "出 3"))  # a move still counts
         expect_group(ctx, "玩家101 出", at=B)
@@ -132,7 +140,7 @@ async def test_table_status_is_for_admins_and_superusers(app: App) -> None:
         ctx.receive_event(bot, gmsg(B, "/牌桌 状态"))
         expect_group(ctx, "只有群主、管理员", without=("速率",))
         ctx.receive_event(bot, gmsg(B, "/牌桌 状态", role="admin"))
-        expect_group(ctx, "账号 10001 状态", "牌桌：1 桌（进行中 1 桌）", "发送速率：", "排队：",
-                     "最近 5 分钟失败：")
+        expect_group(ctx, "账号 10001 状态", f"（牌桌 {__version__}）", "牌桌：1 桌（进行中 1 桌）",
+                     "发送速率：", "排队：", "最近 5 分钟失败：")
         ctx.receive_event(bot, gmsg(9999, "/牌桌 状态"))
         expect_group(ctx, "账号 10001 状态")

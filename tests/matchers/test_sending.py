@@ -106,14 +106,18 @@ async def test_refusals_are_limited_per_user(app: App, monkeypatch) -> None:
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
         sent = record_group_sends(bot, monkeypatch)
-        for i in range(8):  # a bystander's junk: five replies, then silence
+        for i in range(8):  # a bystander's junk: five replies, one notice, then silence
             ctx.receive_event(bot, gmsg(STRANGER, "出 3"))
             if i < 5:
                 expect_group(ctx, "你不在这桌牌局中", at=STRANGER)
+            elif i == 5:
+                expect_group(ctx, "出错太多次了：60 秒内出错不再回复", at=STRANGER)
         for i in range(7):  # a seated player out of turn: the same limit, per user
             ctx.receive_event(bot, gmsg(B, "出 5"))
             if i < 5:
                 expect_group(ctx, "还没轮到你", at=B)
+            elif i == 5:  # told privately: a seated player is the bot's friend
+                expect_private(ctx, B, "出错太多次了")
         # An accepted move is never held back.
         ctx.receive_event(bot, gmsg(A, "出 3"))
         expect_group(ctx, "玩家101 出", at=B)

@@ -107,7 +107,7 @@ def test_plugin_metadata_is_complete() -> None:
     meta = plugin.metadata
     assert meta.name == "牌桌" and meta.type == "application"
     assert meta.config is Config
-    assert meta.supported_adapters == {"~onebot.v11"}
+    assert meta.supported_adapters == {"~onebot.v11", "~milky", "~satori"}
     assert meta.usage.startswith("/帮助 ")  # the suite answers every word bare
 
 

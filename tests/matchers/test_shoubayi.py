@@ -111,7 +111,6 @@ async def test_s6_end_message_multipliers_and_baopei(app: App) -> None:
         expect_group(ctx, "玩家102 先出完，胜", "玩家101 剩 2 张", "玩家103 剩 4 张",
                      "一张没出 ×2", "手里有王 ×4", "应赔 32", "包赔：玩家101", "玩家102 +34",
                      "玩家101 -34", "玩家103 0", details_pointer(1))
-        expect_private(ctx, B, "出完")
         expect_details(ctx, bot, 1, "1.玩家101：♠3 ♠Q ♠K")
     [stats] = await REGISTRY.store.player_stats(str(GROUP), str(A))
     assert (stats.game, stats.losses, stats.points) == ("手把一", 1, -34)

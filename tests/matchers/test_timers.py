@@ -35,7 +35,7 @@ async def fire(table: Table, *, remind: bool = False) -> None:
     else:
         table.remind_at, table.deadline = None, past
     deadlines.schedule(table)
-    await deadlines._timers[table.group_id]
+    await table.timer
 
 
 async def test_turn_is_armed_with_a_reminder(app: App) -> None:
@@ -149,7 +149,6 @@ async def test_idle_waiting_and_finished_tables_close(app: App, monkeypatch) -> 
         bot = make_bot(ctx)
         ctx.receive_event(bot, gmsg(B, "出 A"))
         expect_group(ctx, "本局结束")
-        expect_private(ctx, B, "出完")
     assert table.status == "finished" and table.deadline is not None
     async with app.test_matcher() as ctx:
         bot = make_bot(ctx)
@@ -174,7 +173,7 @@ async def test_deadlines_survive_a_restart(app: App, monkeypatch) -> None:
         expect_group(ctx, "玩家101 出 ", "［超时］", at=B)
         expect_private(ctx, A, "手牌")
         await deadlines.resume_timers()
-        await deadlines._timers[str(GROUP)]
+        await REGISTRY.get(str(GROUP)).timer
     saved = await REGISTRY.store.load_live()
     assert len(saved[str(GROUP)][1]["engine"]["log"]) == 1
     running = REGISTRY.get(str(GROUP)).deadline

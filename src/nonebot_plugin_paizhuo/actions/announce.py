@@ -11,7 +11,9 @@ status) and ``accounts``.
 from __future__ import annotations
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, MessageSegment
+from nonebot.adapters import Bot
+
+from paizhuo_db.store import PendingAnnouncement
 
 from .. import accounts
 from ..messaging import (
@@ -19,6 +21,7 @@ from ..messaging import (
     group,
     plain,
 )
+from ..port import MessageSegment, account_of
 from ..tables import (
     FINISHED,
     REGISTRY,
@@ -35,7 +38,7 @@ from .basics import (
     seat_list,
     with_time_left,
 )
-from .commit import _in_flight, mark_announced
+from .commit import mark_announced
 from .deadlines import _timer_due, resume_deferred
 from .seating import between_games_status
 
@@ -62,7 +65,9 @@ async def show_table(bot: Bot, group_id: str, user_id: str) -> None:
                 table, table.adapter.table(table.engine, table.seats)))
             if table.status == FINISHED:
                 msg += MessageSegment.text(f"\n本局已结束：{between_games_status(table)}")
-    await deliver(bot, [group(group_id, msg)])
+    out = group(group_id, msg)  # in order with the game's posts: it shows the table now
+    out.coalesce = "table"  # a newer /牌桌 replaces one still waiting
+    await deliver(bot, [out])
 
 
 async def announce_resumed(bot: Bot) -> None:
@@ -99,11 +104,11 @@ async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> 
         return accounts.bot_for(table) is bot
     owner = owners.get(group_id)
     if owner is not None:
-        return owner == bot.self_id
+        return owner == account_of(bot)
     if len(accounts.connected()) <= 1:
         return True
     return (await accounts.in_group(bot, group_id)
-            and await accounts.group_handler(group_id, bot) == bot.self_id)
+            and await accounts.group_handler(group_id, bot) == account_of(bot))
 
 
 async def announce_pending(bot: Bot) -> None:
@@ -111,7 +116,11 @@ async def announce_pending(bot: Bot) -> None:
     :func:`_announces`) that was never confirmed sent (the bot was killed or had no
     connection right after the game ended), oldest first, each marked announced once
     sent. A game that ended before this process started is prefixed with
-    :data:`RESTART_PREFIX`."""
+    :data:`RESTART_PREFIX`. Each message is sent once whatever runs meanwhile: it is
+    claimed (``REGISTRY.claims``, where the change that ends a game claims its own before its
+    record is written) and read again from the database before it is sent (the list is
+    read first and may be out of date: a resumed table's timer can end its game, post
+    and mark it while the list is worked through)."""
     try:
         pending = await REGISTRY.require_store().pending_announcements()
         owners = await REGISTRY.require_store().live_owners(item.group_id for item in pending)
@@ -119,17 +128,36 @@ async def announce_pending(bot: Bot) -> None:
         logger.error(f"event=pending_announcements_failed cause={err!r}")
         return
     for item in pending:
-        if item.uid in _in_flight:
-            continue  # its own end message is being sent right now
+        if item.uid in REGISTRY.claims:
+            continue  # its end message is being sent right now
         if not await _announces(bot, item.group_id, owners):
             continue  # another account's group: it sends the message when it connects
-        prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
-        number = await REGISTRY.game_number(item.uid)
-        out = group(item.group_id, numbered(plain(prefix) + message_from_json(item.message), number))
-        await deliver(bot, [out])
-        if out.sent:
-            logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
-            await mark_announced(item.uid)
+        if item.uid in REGISTRY.claims:
+            continue
+        REGISTRY.claims.add(item.uid)  # this connect sends it; nobody else meanwhile
+        try:
+            await _announce_late(bot, item)
+        finally:
+            REGISTRY.claims.discard(item.uid)
+
+
+async def _announce_late(bot: Bot, item: PendingAnnouncement) -> None:
+    """Send one end message never confirmed sent (claimed by the caller), unless the
+    database says it was announced since the list was read (by the change that ended
+    the game, or another connect)."""
+    try:
+        if not await REGISTRY.require_store().announcement_pending(item.uid):
+            return
+    except Exception as err:  # noqa: BLE001 - try again on the next connect
+        logger.error(f"event=pending_announcements_failed cause={err!r}")
+        return
+    prefix = RESTART_PREFIX if item.ended_at < _STARTED_AT else RECONNECT_PREFIX
+    number = await REGISTRY.game_number(item.uid)
+    out = group(item.group_id, numbered(plain(prefix) + message_from_json(item.message), number))
+    await deliver(bot, [out])
+    if out.sent:
+        logger.info(f"event=end_announced group={item.group_id} uid={item.uid} late=True")
+        await mark_announced(item.uid)
 
 
 async def bot_connected(bot: Bot) -> None:
@@ -137,7 +165,7 @@ async def bot_connected(bot: Bot) -> None:
     groups never sent go out; its timers that came due while it was away act now, with
     someone to tell; then its resumed tables are re-posted."""
     await accounts.ensure_restored(bot)
-    if bot.self_id in accounts.refused:
+    if accounts.is_refused(bot):
         return  # another process serves this account
     await announce_pending(bot)
     resume_deferred(lambda table: accounts.bot_for(table) is bot)

@@ -55,27 +55,32 @@ async def _automatic_move(table: Table, kind: str) -> list[Say]:
     seat = adapter.acting_seat(table.engine)
     if kind == "auto":  # at the group's 电脑难度, as a timer's 托管 move (G-6)
         log_event(table, "auto_move", seat)
-        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            return adapter.auto_move(table.engine, table.seats, seat, "托管")
+        choice = await ai_turn.prepare(table, seat)
+        says = adapter.auto_move(table.engine, table.seats, seat, "托管", choice=choice)
+        table.mark_last_move("托管")
+        return says
     log_event(table, "auto_pass", seat)
-    return adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+    says = adapter.pass_for(table.engine, table.seats, seat, "要不起，自动过")
+    table.mark_last_move("要不起，自动过")
+    return says
 
 
-async def _computer_moves(table: Table) -> list[Say]:
+async def _computer_moves(table: Table, wait: bool = True) -> list[Say]:
     """Every computer player the game waits for acts, through the same engine calls as a
     human's move; a failing strategy falls back to the timeout rule (never stalls). At
     困难, ``ai_turn.prepare`` takes the search started when the pause began — a play, or
-    a decision before play (叫分, 扣底, 明 / 暗) — or starts one."""
+    a decision before play (叫分, 扣底, 明 / 暗) — or starts one, and the adapter is given
+    its answer (``choice``); with ``wait=False`` (a secret phase, G-4) it takes only a
+    search that is done."""
     adapter = table.adapter
     says: list[Say] = []
     for seat in adapter.waiting_seats(table.engine):
         if not is_computer(table.seats[seat].user_id) or adapter.is_over(table.engine):
             continue
         snapshot = adapter.dump(table.engine)
-        choice = await ai_turn.prepare(table, seat)
+        choice = await ai_turn.prepare(table, seat, wait)
         try:
-            with ai_turn.deciding(choice):
-                says += adapter.computer_turn(table.engine, table.seats, seat)
+            says += adapter.computer_turn(table.engine, table.seats, seat, choice)
         except Exception:  # noqa: BLE001 - fall back to the timeout rule, never stall
             logger.exception(f"computer move failed group={table.group_id} seat={seat}")
             table.engine = adapter.load(snapshot)

@@ -10,15 +10,16 @@ Calls nothing else in :mod:`nonebot_plugin_paizhuo.actions` (only tables, messag
 from __future__ import annotations
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot, Message, MessageSegment
+from nonebot.adapters import Bot
 
 from ..games import GameAdapter
 from ..games.base import is_computer
 from ..messaging import (
     Outgoing,
-    call_api,
     group,
+    timed,
 )
+from ..port import Message, MessageSegment, room_of
 from ..runs import only_at
 from ..tables import (
     REGISTRY,
@@ -41,18 +42,21 @@ NOT_APPLIED = "没有生效，请重试。"
 
 def reply(group_id: str, user_id: str, text: str) -> Outgoing:
     """A short group reply that @-mentions the player."""
-    return group(group_id, MessageSegment.at(int(user_id)) + MessageSegment.text(f" {text}"))
+    return group(group_id, MessageSegment.at(user_id) + MessageSegment.text(f" {text}"))
 
 
 async def can_message_privately(bot: Bot, user_id: str) -> bool:
-    """Whether ``user_id`` is on the bot's friend list (hands go only by private message
-    between friends, never through a group temp session)."""
-    try:
-        friends = await call_api(bot, "get_friend_list")
-    except Exception as err:  # noqa: BLE001
-        logger.warning(f"get_friend_list failed: {err!r}")
+    """Whether the bot can send ``user_id`` private messages (hands, questions): a friend
+    of the account, or anyone on a side that allows temporary sessions (the room says,
+    ``port.room.Room.reachable``). ``False`` when the side cannot tell (logged)."""
+    room = room_of(bot)
+    if room is None:
         return False
-    return any(str(f.get("user_id")) == user_id for f in friends)
+    try:
+        return await timed(room.reachable(bot, user_id))
+    except Exception as err:  # noqa: BLE001
+        logger.warning(f"friend check failed for {user_id}: {err!r}")
+        return False
 
 
 def not_friend_text() -> str:

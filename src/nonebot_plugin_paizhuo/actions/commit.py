@@ -23,13 +23,16 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
+
+from paizhuo_db.store import AccountLost
 
 from .. import ordering
 from ..games.base import Say, is_computer
 from ..messaging import (
     Outgoing,
     group,
+    media_blocked,
     plain,
     private,
     submit,
@@ -37,10 +40,11 @@ from ..messaging import (
 from ..pictures import (
     later,
     pictures_on,
+    settlement_picture,
     table_picture,
     take_later,
 )
-from ..runs import assemble, dump_outs, load_outs
+from ..runs import assemble, dump_outs, in_tuoguan, load_outs
 from ..tables import (
     REGISTRY,
     SaveFailed,
@@ -50,9 +54,6 @@ from ..tables import (
 from .automatic import _automatic_move, _next_automatic
 from .basics import _actor, log_event, numbered
 from .deadlines import schedule
-
-_in_flight: set[str] = set()
-"""Games whose end message is being sent by the change that finished them."""
 
 
 def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
@@ -75,9 +76,19 @@ def says_to_outs(table: Table, says: list[Say]) -> list[Outgoing]:
         out = private(table.seats[s.seat].user_id, s.message, table.group_id, s.secret)
         if s.update or out.message == plain(table.adapter.hand(table.engine, table.seats, s.seat)):
             out.coalesce = "hand"
+        if s.update:
+            out.hand_of = s.seat
         out.urgent = s.seat in acting
         outs.append(out)
     return outs
+
+
+def acting_seats(table: Table) -> set[int]:
+    """:func:`_acting_seats` outside a secret phase (none during one): the seats whose
+    requested answers (/提示, /手牌, /记牌) are urgent too — they need them to act."""
+    if table.engine is None or table.adapter.secret_phase(table.engine):
+        return set()
+    return _acting_seats(table)
 
 
 def _acting_seats(table: Table) -> set[int]:
@@ -117,10 +128,11 @@ async def run_locked(bot: Bot | None, table: Table,
             ok = True
         except Exception as err:  # noqa: BLE001 - any failure: undo, tell, log
             undo(table, registered, err)
-            outs = [failed] if failed is not None else []
+            # A process that does not hold the account (another one took it) says nothing.
+            outs = [failed] if failed is not None and not fenced(err) else []
             ok = False
         announcing, table.announcing = table.announcing, []
-        _in_flight.update(uid for uid, _ in announcing)
+        REGISTRY.claims.update(uid for uid, _ in announcing)
         armed = (table.deadline, table.remind_at)
         changed_at = timer_now()
         delivery = submit(bot, outs) if bot is not None else None
@@ -129,6 +141,8 @@ async def run_locked(bot: Bot | None, table: Table,
         # The pictures after the texts: drawn (in the drawing thread) while the texts go
         # out, queued after them, still under the lock (the table's order holds).
         due = take_later(table)  # dropped with the change's texts when it failed
+        if bot is not None:  # pictures remembered failing are left out: not even drawn
+            due = [p for p in due if not media_blocked(bot, "image", "group", p.group_id)]
         drawn = submit(bot, [await p.outgoing() for p in due]) if due and ok and bot else None
     ordering.applied()  # the actor's next command may start; these messages are queued
     try:
@@ -144,7 +158,7 @@ async def run_locked(bot: Bot | None, table: Table,
         for uid, out in announcing:
             if out.sent:
                 await mark_announced(uid)
-            _in_flight.discard(uid)
+            REGISTRY.claims.discard(uid)
     return ok
 
 
@@ -166,11 +180,22 @@ async def _restart_deadline(table: Table, armed: tuple, changed_at) -> None:
                   delay=round((timer_now() - changed_at).total_seconds(), 1))
 
 
+def fenced(err: BaseException) -> bool:
+    """Whether a change failed because this process does not hold its table's account
+    (any more): another process took it, or is about to (``paizhuo_db.holds``)."""
+    return isinstance(err, SaveFailed) and isinstance(err.__cause__, AccountLost)
+
+
 def undo(table: Table, registered: bool, err: BaseException) -> None:
     """A change failed: back to the last saved state (caller holds the lock); log the
     cause; re-arm the timer after a backoff."""
+    REGISTRY.claims.difference_update(uid for uid, _ in table.announcing)
     table.announcing = []
-    if isinstance(err, SaveFailed):
+    if fenced(err):
+        logger.warning(f"event=save_fenced group={table.group_id} game={table.game} "
+                       f"table={table.uid or '-'} account={table.account}: this process does "
+                       "not hold the account; the change was dropped")
+    elif isinstance(err, SaveFailed):
         cause = err.__cause__ or err
         logger.error(f"event=save_failed group={table.group_id} game={table.game} "
                      f"table={table.uid or '-'} cause={cause!r}: the change was undone")
@@ -211,7 +236,20 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
     # (扣底, 还贡, 明/暗) or is over.
     turn = (table.engine is not None and not table.adapter.is_over(table.engine)
             and table.adapter.acting_seat(table.engine) is not None)
-    return assemble(earlier, last, _actor(table), names, prompt=turn)
+    outs = assemble(earlier, last, _actor(table), names, prompt=turn)
+    acting = table.adapter.acting_seat(table.engine) if turn else None
+    if acting is not None and table.seats[acting].user_id in table.auto:
+        for out in outs:  # the bot moves for them after a pause, not in the turn time
+            if out.prompt:
+                out.message = in_tuoguan(out.message)
+    if table.engine is not None:
+        # A hand update was written at its player's move; the post may report later moves
+        # (the computers' after it): its counts are those after all of them.
+        for out in outs:
+            if out.hand_of is not None and table.engine.hands[out.hand_of]:
+                out.message = plain(table.adapter.hand_update(table.engine, table.seats,
+                                                              out.hand_of))
+    return outs
 
 
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,
@@ -225,7 +263,10 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
     the messages are kept with the table (``Table.pending``) and the timer is armed. A
     paused run saves each move before the next (save before effect) and posts once, after
     its last save, when a person must decide (or the game is over, or after
-    :data:`RUN_LIMIT` moves): one post with every move in order, ending with the prompt
+    :data:`RUN_LIMIT` moves, or before a move for a player in 托管 other than its first:
+    each round of a player in 托管 is a post of its own, with the pause before the next,
+    in which ``/托管`` or a play cancels it): one post with every move in order, ending
+    with the prompt
     that @-mentions only that person. ``keep_deadline``: the change happened within a
     secret phase, whose time limit must not move (G-4: it would tell that someone
     answered)."""
@@ -238,8 +279,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
             await REGISTRY.save(table)
             schedule(table)
             return []
-        if moves >= RUN_LIMIT:
-            outs = _post(table, outs)  # a long run: post what it has, pause again
+        if moves >= RUN_LIMIT or (kind == "auto" and moves):
+            # A long run, or back at a player in 托管: post what it has, pause again.
+            outs = _post(table, outs)
             table.rearm()
             await REGISTRY.save(table)
             schedule(table)
@@ -252,7 +294,13 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         moves += 1
     if table.playing and adapter.is_over(table.engine):
         outs = _post(table, outs)
-        record, message, number = await REGISTRY.record_finished(table)
+        uid = table.uid or ""
+        REGISTRY.claims.add(uid)  # claimed before the record (and its end message) is written
+        try:
+            record, message, number = await REGISTRY.record_finished(table)
+        except BaseException:
+            REGISTRY.claims.discard(uid)
+            raise
         log_event(table, "finished", number=number)
         # The end message rides in the last move's post (one post for the last decision);
         # what the group could not see (every hand as dealt, the bottom, ...) and every
@@ -260,6 +308,9 @@ async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = Fals
         end = group(table.group_id, numbered(message, number))
         outs.append(end)
         table.announcing.append((record.uid, end))
+        if pictures_on() and (settled := settlement_picture(
+                adapter, table.engine, table.seats, table.group_id, number)) is not None:
+            later(table, settled)  # the settlement picture, after the end message
         if REGISTRY.get(table.group_id) is not table:  # closed: only computer players were left
             schedule(table)
             return outs

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_engine.numbers import parse_int
 

@@ -1,14 +1,14 @@
-"""Table deadlines (timers): one asyncio task per table, armed for its saved reminder,
-turn or answer deadline, or computer players' pause (``Table.remind_at``, ``deadline``,
-``computer_at``; a failed save's backoff ``retry_at``), re-armed after a restart or a
-reconnect.
+"""Table deadlines (timers): one asyncio task per table (``Table.timer``), armed for its
+saved reminder, turn or answer deadline, or computer players' pause (``Table.remind_at``,
+``deadline``, ``computer_at``; a failed save's backoff ``retry_at``), re-armed after a
+restart or a reconnect.
 
 Owns: :func:`schedule`, :func:`cancel_timers`, :func:`resume_timers`, the timers of the
-tables whose account was away (:func:`resume_deferred`). What a due timer does (remind,
-move for a player who timed out, let computer players act, close an idle table) is
-installed by :mod:`.turns` through :func:`on_due`, so this module calls nothing of the
-chat layer: ``accounts``, the pipeline (:mod:`.commit`) and every stage may arm timers.
-It starts (or drops) the search of a 困难 computer player whose pause begins
+tables whose account was away (``Table.deferred``, :func:`resume_deferred`). What a due
+timer does (remind, move for a player who timed out, let computer players act, close an
+idle table) is installed by :mod:`.turns` through :func:`on_due`, so this module calls
+nothing of the chat layer: ``accounts``, the pipeline (:mod:`.commit`) and every stage may
+arm timers. It starts (or drops) the search of a 困难 computer player whose pause begins
 (``ai_turn``, which needs nothing of the chat layer either).
 """
 
@@ -21,9 +21,6 @@ from .. import ai_turn
 from .. import tables as _tables
 from ..tables import REGISTRY, Table, timer_now
 
-_timers: dict[str, asyncio.Task] = {}
-_deferred: set[str] = set()
-"""Tables whose timer came due while no bot was connected."""
 _act: Callable[[Table], Awaitable[None]] | None = None
 """What a due timer does (:func:`on_due`)."""
 
@@ -38,7 +35,7 @@ def on_due(act: Callable[[Table], Awaitable[None]]) -> None:
 def defer(table: Table) -> None:
     """The table's timer came due with no bot to tell anyone: it acts when the table's
     account connects (:func:`resume_deferred`)."""
-    _deferred.add(table.group_id)
+    table.deferred = True
 
 
 def schedule(table: Table) -> None:
@@ -47,7 +44,7 @@ def schedule(table: Table) -> None:
     here, so this is also where a computer player's pause begins: its 困难 search starts
     now, to run during the pause (:func:`.ai_turn.ahead`; dropped once the table is
     closed, over, served elsewhere or has moved on)."""
-    old = _timers.pop(table.group_id, None)
+    old, table.timer = table.timer, None
     if old is not None and old is not asyncio.current_task():
         old.cancel()
     registered = REGISTRY.get(table.group_id) is table
@@ -60,15 +57,16 @@ def schedule(table: Table) -> None:
         when = min(times)
         if table.retry_at is not None and table.retry_at > when:
             when = table.retry_at  # the last save failed: retry later, never spin
-        _timers[table.group_id] = asyncio.create_task(_fire(table, when))
+        table.timer = asyncio.create_task(_fire(table, when))
 
 
 def cancel_timers() -> None:
-    """Stop every timer (shutdown, tests)."""
-    for task in _timers.values():
-        task.cancel()
-    _timers.clear()
-    _deferred.clear()
+    """Stop every table's timer (shutdown, tests)."""
+    for table in list(REGISTRY.tables.values()):
+        timer, table.timer = table.timer, None
+        if timer is not None:
+            timer.cancel()
+        table.deferred = False
 
 
 async def _fire(table: Table, when) -> None:
@@ -88,16 +86,11 @@ async def resume_timers() -> None:
 
 def resume_deferred(owned: Callable[[Table], bool]) -> None:
     """An account connected: the timers of its tables (``owned``) that came due while it
-    was away act now (unless re-armed meanwhile); deferred timers of tables that are
-    gone are forgotten."""
-    for group_id in sorted(_deferred):
-        table = REGISTRY.get(group_id)
-        if table is None:
-            _deferred.discard(group_id)
-        elif owned(table):
-            _deferred.discard(group_id)
-            task = _timers.get(group_id)
-            if task is None or task.done():  # not re-armed by the restore already
+    was away act now (unless re-armed meanwhile)."""
+    for table in sorted(REGISTRY.tables.values(), key=lambda t: t.group_id):
+        if table.deferred and owned(table):
+            table.deferred = False
+            if table.timer is None or table.timer.done():  # not re-armed by the restore
                 schedule(table)
 
 

@@ -13,7 +13,7 @@ import hashlib
 import secrets
 import unicodedata
 
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_db.store import LiveTableTaken
 
@@ -25,6 +25,7 @@ from ..messaging import (
     deliver,
     group,
 )
+from ..port import account_of, scope_of
 from ..tables import (
     FINISHED,
     PLAYING,
@@ -72,7 +73,7 @@ async def start_game(table: Table) -> list[Outgoing]:
     table.games += 1
     table.started_at = now_utc()
     table.uid = f"{table.group_id}-{table.started_at:%Y%m%d%H%M%S%f}-{secrets.token_hex(4)}"
-    table.auto, table.timeouts = [], {}
+    table.auto, table.timeouts, table.marks = [], {}, {}
     table.rearm()
     await REGISTRY.save(table)
     schedule(table)
@@ -107,7 +108,7 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         else:
             table = Table(group_id=group_id, game=adapter.name, size=size, opener=user_id,
                           seats=[SeatView(user_id, name)], created_at=now_utc(),
-                          account=bot.self_id)
+                          account=account_of(bot), scope=scope_of(bot))
             REGISTRY.add(table)
             out = None
     if out is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nonebot import logger
-from nonebot.adapters.onebot.v11 import Bot
+from nonebot.adapters import Bot
 
 from paizhuo_engine.errors import MoveError
 
@@ -37,10 +37,13 @@ from ..tables import (
 from . import deadlines
 from .automatic import _computer_moves
 from .basics import NOT_APPLIED, log_event, reply
-from .commit import _commit, run_locked, says_to_outs
+from .commit import _commit, acting_seats, run_locked, says_to_outs
 from .deadlines import schedule
 
 PRIVATE_REASON = "这步没有生效，原因已私聊发给你。"
+AUTO_AFTER = 2
+"""Timeouts in a row (a turn the player could not beat not counted) that put a player in
+托管."""
 
 
 def move_refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[str], Outgoing]) -> list[Outgoing]:
@@ -60,11 +63,14 @@ def move_refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[s
 
 
 async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | None],
-                 refuse: Callable[[str], Outgoing], what: str) -> list[Outgoing] | None:
-    """Apply one player action under the lock: refusals change nothing; an accepted one
-    ends the player's 托管 and timeout count, and is saved (with the record when the game
-    ends) before its messages are returned. ``None`` when ``act`` did not recognise it.
-    Raises what the engine or the save raised (:func:`run_locked` undoes the change)."""
+                 refuse: Callable[[str], Outgoing], what: str,
+                 group_move: bool = False) -> list[Outgoing] | None:
+    """Apply one player action under the lock: refusals change nothing — but a group move
+    (``group_move``: 出, 过, a bid) of a player in 托管 ends the 托管 even when refused
+    (the player is back; saved, said in the group); an accepted one ends the player's 托管
+    and timeout count, and is saved (with the record when the game ends) before its
+    messages are returned. ``None`` when ``act`` did not recognise it. Raises what the
+    engine or the save raised (:func:`run_locked` undoes the change)."""
     seat = table.seat_of(user_id)
     if REGISTRY.get(table.group_id) is not table or not table.playing or seat is None:
         return [refuse("这桌牌局已经结束了。")]
@@ -73,7 +79,17 @@ async def _apply(table: Table, user_id: str, act: Callable[[int], list[Say] | No
     try:
         says = act(seat)
     except MoveError as err:
-        return move_refusal(table, user_id, err, refuse)
+        refused = move_refusal(table, user_id, err, refuse)
+        if not (group_move and user_id in table.auto):
+            return refused
+        table.auto.remove(user_id)
+        table.timeouts.pop(user_id, None)
+        log_event(table, "auto_off", seat)
+        if adapter.acting_seat(table.engine) == seat:
+            table.rearm()  # their own turn time now, not 托管's pause
+        await REGISTRY.save(table)
+        schedule(table)
+        return [group(table.group_id, f"{table.seats[seat].name} 取消托管。"), *refused]
     # Any other exception reaches run_locked: the table goes back to its saved state.
     if says is None:
         return None
@@ -124,7 +140,7 @@ async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None
     async def change() -> list[Outgoing]:
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.act(table.engine, table.seats, seat, kind, arg),
-            lambda msg: refusal(reply(group_id, user_id, msg), user_id), kind)
+            lambda msg: refusal(reply(group_id, user_id, msg), user_id), kind, group_move=True)
         return outs or []
 
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
@@ -163,6 +179,7 @@ async def send_hints(bot: Bot, user_id: str) -> None:
     async with table.lock:
         seat = table.seat_of(user_id)
         adapter = table.adapter
+        urgent = seat in acting_seats(table)
         if seat is None or adapter.acting_seat(table.engine) != seat or table.engine.phase != "play":
             text = "还没轮到你出牌，轮到你时再发 /提示。"
         else:
@@ -173,7 +190,10 @@ async def send_hints(bot: Bot, user_id: str) -> None:
                     text += "\n或 过"
             else:
                 text = "要不起：没有能大过桌面的牌，发送 过。"
-    await deliver(bot, [private(user_id, text, table.group_id)])
+    out = private(user_id, text, table.group_id)
+    out.coalesce = "hint"  # a newer hint replaces one still waiting
+    out.urgent = urgent  # the player to act asked for it to act: before others' waiting messages
+    await deliver(bot, [out])
 
 
 async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
@@ -193,6 +213,8 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
             if table.playing and (question := table.adapter.reminder(table.engine, table.seats, seat)):
                 text += "\n" + question
             outs.append(private(user_id, text, table.group_id))
+            outs[-1].coalesce = "hand-reply"  # a newer one replaces one still waiting
+            outs[-1].urgent = seat in acting_seats(table)  # asked to act: goes first
     await deliver(bot, outs)
 
 
@@ -242,17 +264,23 @@ async def _due(table: Table) -> list[Outgoing]:
         return []
     user = table.seats[seat].user_id
     says = []
+    choice = await ai_turn.prepare(table, seat)
     if user in table.auto:
-        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            says += adapter.auto_move(table.engine, table.seats, seat, "托管")
+        says += adapter.auto_move(table.engine, table.seats, seat, "托管", choice=choice)
+        table.mark_last_move("托管")
         log_event(table, "auto_move", seat)
     else:
         simple = table.setting("timeout_play") == "简单"
-        with ai_turn.deciding(await ai_turn.prepare(table, seat)):
-            says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple)
-        table.timeouts[user] = table.timeouts.get(user, 0) + 1
-        log_event(table, "timeout_move", seat, in_a_row=table.timeouts[user])
-        if table.timeouts[user] >= 2:
+        # A turn the player could not have beaten (要不起) is no timeout towards 托管: there
+        # was nothing to decide (G-3 **Decision**).
+        counts = not adapter.cannot_beat(table.engine)
+        says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple,
+                                  choice=choice)
+        table.mark_last_move("超时")
+        if counts:
+            table.timeouts[user] = table.timeouts.get(user, 0) + 1
+        log_event(table, "timeout_move", seat, in_a_row=table.timeouts.get(user, 0))
+        if table.timeouts.get(user, 0) >= AUTO_AFTER:
             table.auto.append(user)
             says.append(Say(f"{table.seats[seat].name} 连续两次超时，进入托管：机器人代打，"
                             "发送任意出牌命令或 /托管 即可取消。"))
@@ -263,12 +291,16 @@ async def _due(table: Table) -> list[Outgoing]:
 def warning_text(table: Table, now) -> str:
     """The reminder before the turn time runs out: the seconds left and what the bot will
     then do, truthfully and the same whatever the hand (G-4): a player in 托管 is moved
-    with the computer players' play, a timed-out one by the group's 超时代打 rule."""
+    with the computer players' play, a timed-out one by the group's 超时代打 rule; before
+    the timeout that would put the player in 托管, that it would, and how to cancel it."""
     left = max(1, int((table.deadline - now).total_seconds())) if table.deadline else 0
     seat = table.adapter.acting_seat(table.engine)
-    simple = (table.seats[seat].user_id not in table.auto
-              and table.setting("timeout_play") == "简单")
-    return f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}。"
+    user = table.seats[seat].user_id
+    simple = user not in table.auto and table.setting("timeout_play") == "简单"
+    text = f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}"
+    if user not in table.auto and table.timeouts.get(user, 0) == AUTO_AFTER - 1:
+        text += "；再超时就进入托管（要不起的轮次不算），之后发任意出牌命令或 /托管 即可取消"
+    return text + "。"
 
 
 async def _computers_act(table: Table) -> list[Outgoing]:
@@ -278,7 +310,7 @@ async def _computers_act(table: Table) -> list[Outgoing]:
     adapter = table.adapter
     table.computer_at = None
     secret = adapter.secret_phase(table.engine)
-    says = await _computer_moves(table)
+    says = await _computer_moves(table, wait=not secret)
     keep = secret and adapter.secret_phase(table.engine)  # G-4: a secret phase keeps its time limit
     return await _commit(table, says_to_outs(table, says), keep, paused=True)
 

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from nonebot.adapters.onebot.v11 import Message
-
 from paizhuo_db.records import FinishedGame
 from paizhuo_engine.readings import Vocabulary
 from paizhuo_engine.settings import Schema
+
+from ..port import Message
+from ..render import SettlementView
+from .choice import Choice
 
 
 class UsageError(ValueError):
@@ -165,9 +167,10 @@ class GameAdapter(ABC):
 
     @abstractmethod
     def auto_move(self, game: Any, seats: list[SeatView], seat: int, why: str,
-                  simple: bool = False) -> list[Say]:
+                  simple: bool = False, choice: Choice | None = None) -> list[Say]:
         """The bot moves for ``seat`` (time ran out, or 托管) with the computer players'
-        strategy, or the simple timeout rule when ``simple``; ``why`` is shown with the
+        strategy at ``choice`` (level and 困难's search, :mod:`.choice`; 普通 when
+        ``None``), or the simple timeout rule when ``simple``; ``why`` is shown with the
         move (e.g. ``超时``)."""
 
     def timeout_words(self, game: Any, simple: bool) -> str:
@@ -198,11 +201,13 @@ class GameAdapter(ABC):
         return [] if seat is None else [seat]
 
     @abstractmethod
-    def computer_turn(self, game: Any, seats: list[SeatView], seat: int) -> list[Say]:
+    def computer_turn(self, game: Any, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
         """A computer player at ``seat`` does what the game waits from it now (play, bid,
         private answer), deciding only from what that seat may know (RULES.md G-6); the
-        move goes through the same engine calls as a human's. Returns what is said (empty
-        when the seat has nothing to do)."""
+        move goes through the same engine calls as a human's, with ``choice`` (the group's
+        电脑难度 and 困难's search, :mod:`.choice`; 普通 when ``None``). Returns what is
+        said (empty when the seat has nothing to do)."""
 
     def is_following(self, game: Any) -> bool:
         """Whether the player to act is answering a play (so a timeout passes)."""
@@ -251,6 +256,13 @@ class GameAdapter(ABC):
     @abstractmethod
     def end(self, game: Any, seats: list[SeatView]) -> Message:
         """Group message when the game is over: order, sides, result, points."""
+
+    def settlement(self, game: Any, seats: list[SeatView]) -> SettlementView | None:
+        """The settlement picture's content (结算) of a finished game: the same facts as
+        :meth:`end` — the result, each seat's role, place, result, points and why, the cards
+        it held at the end — with the title and footer left for the caller; ``None`` when
+        the game has none."""
+        return None
 
     @abstractmethod
     def record(self, game: Any, seats: list[SeatView], uid: str, group_id: str,

@@ -8,8 +8,6 @@ import re
 import unicodedata
 from typing import Any
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
-
 from paizhuo_engine.ai.simple import LowestStrategy, Strategy
 from paizhuo_engine.ai.strategy import suggestions
 from paizhuo_engine.cards import format_cards, format_ranks, format_sequence, rank_of, scan_notation
@@ -17,9 +15,10 @@ from paizhuo_engine.climbing import ClimbingGame, Move
 from paizhuo_engine.moves import any_beating
 from paizhuo_engine.readings import trailing_type_word
 
-from ..ai_turn import LeveledStrategy
 from ..messaging import plain
+from ..port import Message, MessageSegment
 from .base import GameAdapter, Say, SeatView, computer_name, is_computer
+from .choice import Choice, LeveledStrategy
 
 PLAY_RE = re.compile(r"^出(?:牌)?\s*(.*)$", re.S)
 PASS_WORDS = {"过", "不要", "要不起", "pass", "过牌"}
@@ -95,9 +94,6 @@ def order_play(cards: list[int], kind: str, key: int, size: int) -> list[list[in
 class ClimbingAdapter(GameAdapter):
     """Shared chat behaviour of the climbing games; a game adds its phases and texts."""
 
-    strategy: Strategy = LeveledStrategy()
-    """Moves of computer players, players in 托管 and timed-out players (G-6), at the
-    group's 电脑难度 (:mod:`nonebot_plugin_paizhuo.ai_turn`)."""
     simple_strategy: Strategy = LowestStrategy()
     """The simple timeout rule a group may choose (超时代打 简单): pass when following
     (unless 把一必拦 forbids it), lead the lowest single."""
@@ -134,10 +130,11 @@ class ClimbingAdapter(GameAdapter):
         return game.turn if game.phase == "play" and not game.over else None
 
     def auto_move(self, game: ClimbingGame, seats: list[SeatView], seat: int, why: str,
-                  simple: bool = False) -> list[Say]:
+                  simple: bool = False, choice: Choice | None = None) -> list[Say]:
         """The bot moves for ``seat`` (托管 or time ran out) with the computer players'
-        strategy, or the simple timeout rule when ``simple`` (超时代打 简单)."""
-        strategy = self.simple_strategy if simple else self.strategy
+        strategy at ``choice`` (the group's 电脑难度, 困难's search), or the simple timeout
+        rule when ``simple`` (超时代打 简单)."""
+        strategy = self.simple_strategy if simple else LeveledStrategy(choice)
         return self._strategy_move(game, seats, seat, strategy, why)
 
     def _strategy_move(self, game: ClimbingGame, seats: list[SeatView], seat: int,
@@ -151,11 +148,12 @@ class ClimbingAdapter(GameAdapter):
             move = game.play(seat, list(action.cards))
         return self._after_move(game, seats, move, why)
 
-    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int) -> list[Say]:
-        """A computer player's play or pass (G-3)."""
+    def computer_turn(self, game: ClimbingGame, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
+        """A computer player's play or pass (G-3) at ``choice``."""
         if self.acting_seat(game) != seat:
             return []
-        return self._strategy_move(game, seats, seat, self.strategy)
+        return self._strategy_move(game, seats, seat, LeveledStrategy(choice))
 
     def cannot_beat(self, game: ClimbingGame) -> bool:
         """The player to act follows and holds nothing that beats the table (G-3)."""
@@ -281,7 +279,7 @@ class ClimbingAdapter(GameAdapter):
         says = [Say(body)]
         if prompt is not None:
             says.append(Say(prompt, prompt=True))
-        if move.cards:
+        if move.cards and game.hands[move.seat]:  # gone out: the group post says so
             says.append(Say(self.hand_update(game, seats, move.seat), move.seat, update=True))
         return says
 
@@ -336,11 +334,14 @@ class ClimbingAdapter(GameAdapter):
                 lines.append(f"没人要，{winner} 拿下这一轮。")
         if game.over:
             return plain("\n".join(lines)), None
+        # The card counts (显示张数) go with the prompt: a post of several moves keeps only
+        # the latest prompt, so its counts are those after every move it reports.
         counts = self.counts_line(game, seats)
-        if counts:
-            lines.append(counts)
         just_shown = move.reading is not None and game.lead is not None and game.lead[0] == move.seat
-        return plain("\n".join(lines)), self.prompt(game, seats, just_shown and len(lines) == 1)
+        prompt = self.prompt(game, seats, just_shown and len(lines) == 1 and not counts)
+        if counts:
+            prompt = plain(counts + "\n") + prompt
+        return plain("\n".join(lines)), prompt
 
     def hand_text(self, game: Any, title: str, head: str, seat: int, how: str) -> str:
         """``【游戏】<head>`` then the hand (G-1) and how to play."""

@@ -9,8 +9,6 @@ import re
 import unicodedata
 from datetime import datetime
 
-from nonebot.adapters.onebot.v11 import Message
-
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.shoubayi import BlockingStrategy
 from paizhuo_engine.readings import SHOUBAYI
@@ -18,9 +16,13 @@ from paizhuo_engine.shoubayi.game import SGame, penalty
 from paizhuo_engine.shoubayi.rules import SCHEMA, SRules
 
 from ..messaging import plain
+from ..port import Message
+from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
 from .climbing import ClimbingAdapter, signed
+
+RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
 
 SIZE_RE = re.compile(r"^([2-6二三四五六两])\s*人?$")
 CN = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6}
@@ -171,6 +173,37 @@ class ShoubayiAdapter(ClimbingAdapter):
                                           for s in range(game.players)))
         return plain("\n".join(lines))
 
+    def settlement(self, game: SGame, seats: list[SeatView]) -> SettlementView:
+        """Who went out first, each loser's cards left, multipliers and payment (S-6), the
+        places with 打到底 and 包赔 (S-4)."""
+        result = game.result or {}
+        places = result.get("places") or []
+        rows = []
+        for s in range(game.players):
+            hand = game.hands[s]
+            why = []
+            if s != result["winner"] and hand:
+                cards, mult = penalty(hand, game.played[s])
+                if not game.played[s] and len(hand) > 1:
+                    why.append("一张没出 ×2")
+                jokers = sum(1 for c in hand if c >= 52)
+                if jokers and len(hand) > 1:
+                    why.append(f"手里有王 ×{2 ** jokers}")
+                if cards:
+                    why.append(f"应赔 {cards * mult}")
+            if result.get("baopei") == s:
+                why.append("包赔：替所有输家赔")
+            place = (f"第 {places.index(s) + 1} 名" if s in places
+                     else "第 1 名" if s == result["winner"] else "")
+            role = "大拉" if result.get("dala") == s else self._record_role(game, s)
+            outcome = "胜" if s == result["winner"] else (
+                "不赔" if role == "把一" else RESULT_TEXT.get(result["results"][s], ""))
+            rows.append(SettleRow(f"{s + 1}. {seats[s].name}", "" if role == "玩家" else role,
+                                  place, outcome, result["points"][s], list(hand),
+                                  "，".join(why)))
+        notes = [self._baopei_line(game, seats, result)] if result.get("baopei") is not None else []
+        return SettlementView("", f"{seats[result['winner']].name} 先出完，胜！", rows, notes)
+
     def _baopei_line(self, game: SGame, seats: list[SeatView], result: dict) -> str:
         """S-4 包赔, in words that fit how many others it pays for (none with 2 players)."""
         payer = result["baopei"]
@@ -181,13 +214,22 @@ class ShoubayiAdapter(ClimbingAdapter):
             return f"{head}（只有他一家输，照常自己赔）。"
         return f"{head}，替 {'、'.join(others)} 赔。"
 
+    def _record_role(self, game: SGame, seat: int) -> str:
+        """How /战绩 and /对局 name a seat's part in the result: ``包赔`` (S-4), ``把一``
+        (a loser holding one card, who pays nothing, S-6), else ``玩家``."""
+        result = game.result or {}
+        if result.get("baopei") == seat:
+            return "包赔"
+        if seat != result.get("winner") and len(game.hands[seat]) == 1:
+            return "把一"
+        return "玩家"
+
     def record(self, game: SGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:
         result = game.result or {}
         places = result.get("places") or []
         players = [
-            FinishedPlayer(user_id=seats[s].user_id, seat=s + 1,
-                           role="包赔" if result.get("baopei") == s else "玩家",
+            FinishedPlayer(user_id=seats[s].user_id, seat=s + 1, role=self._record_role(game, s),
                            place=places.index(s) + 1 if s in places else None,
                            result=result["results"][s], points=result["points"][s])
             for s in range(game.players)

@@ -8,8 +8,6 @@ import re
 import unicodedata
 from datetime import datetime
 
-from nonebot.adapters.onebot.v11 import Message, MessageSegment
-
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.decisions import SCORE_RANKS, choose_bid, choose_bury
 from paizhuo_engine.cards import (
@@ -30,10 +28,12 @@ from paizhuo_engine.readings import WAKENG, WAKENG_SHAANXI
 from paizhuo_engine.wakeng.game import DIGGER, ROLE_NAMES, WGame
 from paizhuo_engine.wakeng.rules import SCHEMA, WRules
 
-from ..ai_turn import searched_setup
 from ..messaging import plain
+from ..port import Message, MessageSegment
+from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
+from .choice import Choice, searched_setup
 from .climbing import ClimbingAdapter, at, is_card_text, signed
 
 BID_RE = re.compile(r"^叫\s*(?:分\s*)?(\d+|[一二两三四五])?\s*分?$")
@@ -114,32 +114,33 @@ class WakengAdapter(ClimbingAdapter):
             return [game.digger]
         return super().waiting_seats(game)
 
-    def computer_turn(self, game: WGame, seats: list[SeatView], seat: int) -> list[Say]:
+    def computer_turn(self, game: WGame, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
         """W-2 叫分 by hand strength, W-3 扣底 keeping 5 / 10 / K out of the bottom (困难:
-        both searched, :func:`~nonebot_plugin_paizhuo.ai_turn.searched_setup`), else play."""
+        both searched, ``choice``, :func:`.choice.searched_setup`), else play."""
         if game.over:
             return []
         if game.phase == "bid":
             if seat != game.bidder:
                 return []
             bid = choose_bid(game.hands[seat], game.bid_options(seat), game.rules.shaanxi)
-            bid = int(searched_setup(game, seat, bid))  # type: ignore[arg-type]
+            bid = int(searched_setup(game, seat, bid, choice))  # type: ignore[arg-type]
             return self.act(game, seats, seat, "bid", str(bid))
         if game.phase == "bury":
             if seat != game.digger:
                 return []
             avoid = frozenset() if game.rules.shaanxi else SCORE_RANKS
             cards = choose_bury(game.hands[seat], game.rules.rank_order(), avoid=avoid)
-            cards = list(searched_setup(game, seat, tuple(cards)))  # type: ignore[arg-type]
+            cards = list(searched_setup(game, seat, tuple(cards), choice))  # type: ignore[arg-type]
             return self.answer(game, seats, seat, "扣 " + format_cards(cards)) or []
-        return super().computer_turn(game, seats, seat)
+        return super().computer_turn(game, seats, seat, choice)
 
     def auto_move(self, game: WGame, seats: list[SeatView], seat: int, why: str,
-                  simple: bool = False) -> list[Say]:
+                  simple: bool = False, choice: Choice | None = None) -> list[Say]:
         if game.phase == "bid":
             game.bid_timeout()
             return self._after_bid(game, seats, seat, why)
-        return super().auto_move(game, seats, seat, why, simple)
+        return super().auto_move(game, seats, seat, why, simple, choice)
 
     # ---- texts ---------------------------------------------------------------------------------
     def _bid_prompt(self, game: WGame, seats: list[SeatView]) -> Message:
@@ -331,6 +332,25 @@ class WakengAdapter(ClimbingAdapter):
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
             for s in range(3)))
         return plain("\n".join(lines))
+
+    def settlement(self, game: WGame, seats: list[SeatView]) -> SettlementView:
+        """The result, the digger and the bid, the multiplier the buried cards give (W-6),
+        each seat's points and the cards it held; the buried cards and the bottom."""
+        result = game.result or {}
+        mult = result["multiplier"]
+        each = game.bid * mult
+        times = f"叫 {game.bid} 分" + (f" × 倍数 {mult}" if mult > 1 else "")
+        rows = []
+        for s in range(3):
+            digger = s == game.digger
+            note = f"{times}，两家农民各 {each}" if digger else f"挖坑者{times}"
+            place = f"第 {game.out.index(s) + 1} 名" if s in game.out else ""
+            rows.append(SettleRow(f"{s + 1}. {seats[s].name}", "挖坑者" if digger else "农民",
+                                  place, RESULT_TEXT[result["results"][s]], result["points"][s],
+                                  list(game.hands[s]), note))
+        end = self.end(game, seats).extract_plain_text().splitlines()
+        winner = "挖坑者胜" if result["winner"] == DIGGER else "农民胜"
+        return SettlementView("", f"{winner}！", rows, end[1:3])
 
     def record(self, game: WGame, seats: list[SeatView], uid: str, group_id: str,
                started_at: datetime, ended_at: datetime) -> FinishedGame:

@@ -1,13 +1,13 @@
 """抓特务 in the chat: opening sizes, moves, tribute returns, declaring, and every message
 the group and players see (RULES.md Z, G-4). A hidden spy is never named before the end:
-not in a group message, a reply, a prompt, or by who is waited on."""
+not in a group message, a reply, a prompt, or by who is waited on — nor by how long the
+declare phase lasts: every player answers it (a civilian ``暗``), so it ends when the last
+person answers whoever holds the spy cards (G-4)."""
 
 from __future__ import annotations
 
 import unicodedata
 from datetime import datetime
-
-from nonebot.adapters.onebot.v11 import Message
 
 from paizhuo_db.records import FinishedGame, FinishedPlayer
 from paizhuo_engine.ai.decisions import choose_declare, choose_return
@@ -29,10 +29,12 @@ from paizhuo_engine.readings import ZHUATEWU
 from paizhuo_engine.zhuatewu.game import CIVILIAN, ROLE_NAMES, SPY, ZGame
 from paizhuo_engine.zhuatewu.rules import SCHEMA, ZRules
 
-from ..ai_turn import searched_setup
 from ..messaging import plain
+from ..port import Message
+from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
 from .base import Say, SeatShown, SeatView, UsageError
+from .choice import Choice, searched_setup
 from .climbing import ClimbingAdapter, is_card_text, signed
 
 SIZES = {"3": 3, "三": 3, "三人": 3, "3人": 3, "4": 4, "四": 4, "四人": 4, "4人": 4}
@@ -66,7 +68,9 @@ class ZhuatewuAdapter(ClimbingAdapter):
         return size
 
     def new_game(self, size: int, settings: dict, seed: int, previous: dict | None) -> ZGame:
-        return ZGame.deal(size, ZRules.from_json(settings), seed, previous=previous)
+        """Dealt with ``everyone_answers`` (G-4): the declare phase waits for every seat."""
+        return ZGame.deal(size, ZRules.from_json(settings), seed, previous=previous,
+                          everyone_answers=True)
 
     def prompt_seconds(self, game: ZGame) -> int | None:
         if game.over or game.phase == "play":
@@ -99,7 +103,8 @@ class ZhuatewuAdapter(ClimbingAdapter):
     def reminder(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "tribute" and game.next_return(seat):
             return self._return_prompt(game, seats, seat)
-        if game.phase == "declare" and (seat in game.awaiting_declare() or game.roles[seat] != SPY):
+        if game.phase == "declare" and (seat in game.awaiting_answer() or (
+                not game.everyone_answers and game.roles[seat] != SPY)):
             return self._declare_prompt(game, seat)
         return ""
 
@@ -111,6 +116,11 @@ class ZhuatewuAdapter(ClimbingAdapter):
                 f"（不能还 A 和特务牌；{self._seconds(game)} 秒内不回复，自动还最小的牌）")
 
     def _declare_prompt(self, game: ZGame, seat: int) -> str:
+        """The declare question (Z-9) as this seat gets it: every seat is asked at the same
+        moment and answers (G-4); a civilian's only answer is 暗."""
+        if game.roles[seat] != SPY and game.everyone_answers:
+            return ("你是平民，没有明/暗可选：请私聊回复 暗，表示看好了牌"
+                    f"（大家都回复了就开始；{self._seconds(game)} 秒内不回复也会开始）。")
         if game.roles[seat] != SPY:
             return "你是平民，请稍等：特务正在选择明/暗。"
         options = "；".join(f"{c}：{DECLARE_TEXT[c]}" for c in game.declare_choices())
@@ -120,7 +130,10 @@ class ZhuatewuAdapter(ClimbingAdapter):
     def _waiting_line(self, game: ZGame) -> str:
         if game.phase == "tribute":
             return f"等待还贡：收到贡牌的人私聊回复 还 <牌>（限时 {self._seconds(game)} 秒）。"
-        return f"等待特务私聊选择 明 / 明牌 / 暗（限时 {self._seconds(game)} 秒）。"
+        if not game.everyone_answers:
+            return f"等待特务私聊选择 明 / 明牌 / 暗（限时 {self._seconds(game)} 秒）。"
+        return (f"请各位私聊回复 明 / 明牌 / 暗（限时 {self._seconds(game)} 秒，"
+                "都回复了就开始）。")
 
     def _lead_line(self, game: ZGame, seats: list[SeatView]) -> str:
         """Who leads the first trick and why (Z-5)."""
@@ -159,7 +172,8 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return [Say(self._play_start_lines(game, seats)), Say(self.prompt(game, seats), prompt=True)]
         if game.phase == "declare":
             return [Say(self._waiting_line(game)),
-                    *(Say(f"【抓特务】{self._declare_prompt(game, s)}", s) for s in range(game.players))]
+                    *(Say(f"【抓特务】{self._declare_prompt(game, s)}", s)
+                      for s in game.awaiting_answer())]
         return [Say(self._waiting_line(game))]
 
     # ---- flows ------------------------------------------------------------------------------
@@ -212,12 +226,13 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if game.phase == "tribute":
             return sorted({e["receiver"] for e in game.pending_returns()})
         if game.phase == "declare":
-            return list(game.awaiting_declare())
+            return list(game.awaiting_answer())
         return super().waiting_seats(game)
 
-    def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int) -> list[Say]:
+    def computer_turn(self, game: ZGame, seats: list[SeatView], seat: int,
+                      choice: Choice | None = None) -> list[Say]:
         """Z-8 还贡 with the cheapest cards, Z-9 明 / 暗 by hand strength (困难: searched,
-        :func:`~nonebot_plugin_paizhuo.ai_turn.searched_setup`), else play."""
+        ``choice``, :func:`.choice.searched_setup`), else play."""
         if game.phase == "tribute":
             exchange = game.next_return(seat)
             if exchange is None:
@@ -225,26 +240,33 @@ class ZhuatewuAdapter(ClimbingAdapter):
             cards = choose_return(game.tribute_allowed(seat), exchange["count"])
             return self.answer(game, seats, seat, "还 " + format_cards(cards)) or []
         if game.phase == "declare":
-            if seat not in game.awaiting_declare():
+            if seat not in game.awaiting_answer():
                 return []
-            choice = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
-            choice = str(searched_setup(game, seat, choice))
-            return self.answer(game, seats, seat, choice) or []
-        return super().computer_turn(game, seats, seat)
+            if game.roles[seat] != SPY:  # a civilian answers too (G-4)
+                return self.answer(game, seats, seat, "暗") or []
+            declared = choose_declare(game.hands[seat], game.declare_choices(), game.rules.three_high)
+            declared = str(searched_setup(game, seat, declared, choice))
+            return self.answer(game, seats, seat, declared) or []
+        return super().computer_turn(game, seats, seat, choice)
 
     def answer(self, game: ZGame, seats: list[SeatView], seat: int, text: str) -> list[Say] | None:
         t = unicodedata.normalize("NFKC", text).strip()
         if t in ("明", "明牌", "暗", "明特务", "暗特务"):
             choice = {"明特务": "明", "暗特务": "暗"}.get(t, t)
             game.declare(seat, choice)
-            says = [Say(f"你选择了：{DECLARE_TEXT[choice]}", seat, secret=True)]
+            said = (f"你选择了：{DECLARE_TEXT[choice]}。" if game.roles[seat] == SPY
+                    else "收到。")
+            if game.phase == "declare":
+                said += "等大家都回复了就开始。"
+            says = [Say(said, seat, secret=True)]
             if game.phase == "play":
                 says += self._phase_says(game, seats)
             return says
         if t.startswith("还"):
             return self._return(game, seats, seat, t[1:].strip())
-        if t[:1] in ("明", "暗") and seat in game.awaiting_declare():
-            raise MoveError("choice", "请回复：" + " / ".join(game.declare_choices()))
+        if t[:1] in ("明", "暗") and seat in game.awaiting_answer():
+            choices = game.declare_choices() if game.roles[seat] == SPY else ("暗",)
+            raise MoveError("choice", "请回复：" + " / ".join(choices))
         return None
 
     def _return(self, game: ZGame, seats: list[SeatView], seat: int, body: str) -> list[Say]:
@@ -283,15 +305,20 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     def _returned(self, game: ZGame, seats: list[SeatView], exchanges: list[dict],
                   auto: bool) -> list[Say]:
+        """The returns settled: each side gets the cards moved and its hand after them —
+        the short hand line; the role and how to play came with the deal — and the group
+        who returned to whom (not the cards)."""
         says: list[Say] = []
         for e in exchanges:
             giver, receiver = e["giver"], e["receiver"]
             cards = self.cards(game, e["returned"])
             note = "（超时自动）" if auto else ""
-            says.append(Say(f"{self.hand(game, seats, receiver)}\n你已还给 {seats[giver].name}：{cards}{note}"
+            says.append(Say(f"你已还给 {seats[giver].name}：{cards}{note}\n"
+                            f"{self.hand_update(game, seats, receiver)}"
                             + ("\n" + self._return_prompt(game, seats, receiver)
                                if game.next_return(receiver) else ""), receiver))
-            says.append(Say(f"{self.hand(game, seats, giver)}\n{seats[receiver].name} 还给你：{cards}", giver))
+            says.append(Say(f"{seats[receiver].name} 还给你：{cards}\n"
+                            f"{self.hand_update(game, seats, giver)}", giver))
             says.append(Say(f"{seats[receiver].name} 已还贡给 {seats[giver].name}{note}。"))
         if game.phase != "tribute":
             says += self._phase_says(game, seats)
@@ -302,7 +329,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
             return self._returned(game, seats, game.tribute_timeout(), auto=True)
         if game.phase == "declare":
             game.declare_timeout()
-            return [Say("特务选择时间到。"), *self._phase_says(game, seats)]
+            return [Say("回复时间到（没回复的按 暗）。"), *self._phase_says(game, seats)]
         return []
 
     def table(self, game: ZGame, seats: list[SeatView]) -> Message:
@@ -325,7 +352,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
         if game.phase == "tribute":
             return plain("\n".join([*lines, "等待还贡。"]))
         if game.phase == "declare":
-            return plain("\n".join([*lines, "等待特务选择明/暗。"]))
+            return plain("\n".join([*lines, "等待各位私聊回复 明 / 明牌 / 暗。"]))
         return plain("\n".join(lines) + "\n") + self.prompt(game, seats)
 
     def shown_seats(self, game: ZGame, seats: list[SeatView]) -> list[SeatShown]:
@@ -381,10 +408,60 @@ class ZhuatewuAdapter(ClimbingAdapter):
         for s in range(game.players):
             if game.hands[s]:
                 lines.append(f"{seats[s].name} 剩牌：{self.cards(game, game.hands[s])}")
+        why = self.score_reasons(game, seats)
         lines.append("积分：" + "，".join(
             f"{seats[s].name} {RESULT_TEXT[result['results'][s]]} {signed(result['points'][s])}"
-            for s in range(game.players)))
+            + (f"（{why[s]}）" if why[s] else "") for s in range(game.players)))
         return plain("\n".join(lines))
+
+    def score_reasons(self, game: ZGame, seats: list[SeatView]) -> list[str]:
+        """Why each seat scored what it did (Z-10), in a few words: with one spy, the spy
+        against each civilian; with two, who each was paired with (the winners and the
+        losers in finishing order, one to one) and a declared spy's stake (Z-9); nothing
+        for a draw."""
+        result = game.result or {}
+        outcome = result.get("outcome")
+        why = [""] * game.players
+        if outcome not in (SPY, CIVILIAN):
+            return why
+        spies = game.spies()
+        if len(spies) == 1:
+            spy = spies[0]
+            stake = game.stakes[spy]
+            declared = f"{STAKE_TEXT[game.declared[spy]]} ×{stake}" if stake > 1 else ""
+            civilians = game.players - 1
+            why[spy] = f"对 {civilians} 名平民各 {stake}" + (f"，{declared}" if declared else "")
+            for s in range(game.players):
+                if s != spy and declared:  # else plain: each civilian ±1 against the spy
+                    why[s] = f"对 {seats[spy].name}，{declared}"
+            return why
+        for w, lo, stake in game.score_pairs(outcome):
+            spy = next(s for s in (w, lo) if game.roles[s] == SPY)
+            declared = f"，{STAKE_TEXT[game.declared[spy]]} ×{stake}" if stake > 1 else ""
+            why[w] = f"对 {seats[lo].name}{declared}"
+            why[lo] = f"对 {seats[w].name}{declared}"
+        return why
+
+    def settlement(self, game: ZGame, seats: list[SeatView]) -> SettlementView:
+        """The result, each seat's side and place, and why it scored so (Z-7, Z-10)."""
+        result = game.result or {}
+        why = self.score_reasons(game, seats)
+        rows = []
+        for s in range(game.players):
+            role = ROLE_NAMES[game.roles[s]]
+            if game.declared[s] in ("明", "明牌"):
+                role = {"明": "明特务", "明牌": "明牌特务"}[game.declared[s]]
+            place = f"第 {game.out.index(s) + 1} 名" if s in game.out else ""
+            rows.append(SettleRow(f"{s + 1}. {seats[s].name}", role, place,
+                                  RESULT_TEXT[result["results"][s]], result["points"][s],
+                                  list(game.hands[s]), why[s]))
+        notes = [self.draw_reason(game)] if result["outcome"] == "draw" else []
+        if game.score_pairs(result["outcome"]):
+            notes.append("两个特务：胜方和负方各按出完的顺序一对一计分。")
+        notes.append("倍数：" + "，".join(
+            f"{seats[s].name}（{STAKE_TEXT[game.declared[s] or '暗']}）×{game.stakes[s]}"
+            for s in game.spies()))
+        return SettlementView("", f"{OUTCOME_TEXT[result['outcome']]}！", rows, notes)
 
     def draw_reason(self, game: ZGame) -> str:
         """Why the finishing order is a draw (Z-7), in the players' words."""

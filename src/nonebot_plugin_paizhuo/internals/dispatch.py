@@ -28,6 +28,7 @@ is kept, by a run preprocessor (:func:`_command_limit_when_registered`).
 from __future__ import annotations
 
 import inspect
+import types as types_module
 import typing
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -55,14 +56,18 @@ DISPATCHERS: dict[int, type[Matcher]] = {}
 OURS: list[type[Matcher]] = []
 """The plugin's matchers (not registered with NoneBot), in priority order."""
 _by_word: dict[str, list[type[Matcher]]] = {}
-_plain: list[tuple[type[Matcher], Callable[[Event], Awaitable[bool]] | None]] = []
+_plain: list[tuple[type[Matcher], Check | None]] = []
 _rank: dict[type[Matcher], int] = {}
 UNLIMITED: set[type[Matcher]] = set()
 """Matchers outside the per-sender command limit (moves and private answers: their
 refusals are limited on their own, and an accepted one is the game going on)."""
-_direct: dict[type[Matcher], tuple[type, Callable[..., Awaitable[Any]]]] = {}
-"""Matchers run by calling their one handler ``(bot, event)`` directly (see :func:`adopt`),
-with the bot type the handler takes."""
+_direct: dict[type[Matcher], tuple[type, Callable[..., Awaitable[Any]], bool]] = {}
+"""Matchers run by calling their one handler ``(bot, event[, state])`` directly (see
+:func:`adopt`), with the bot type the handler takes; ``state`` is where its rule left what
+it worked out (the event's :data:`NOTES`)."""
+NOTES = "paizhuo_notes"
+"""Key of the per-event dict the prefilter's rules write into (as NoneBot rules write
+into ``state``), handed to a directly run handler as its ``state``."""
 ADOPTED = False
 """Whether the plugin's matchers were taken out of NoneBot's registry (fast dispatch)."""
 
@@ -82,49 +87,62 @@ def command_words(matcher: type[Matcher]) -> set[str]:
     return words
 
 
-def _event_type(call: Callable[..., Any]) -> type | None:
-    """The annotated type of the only parameter, named ``event``, of a rule function."""
+def _event_type(call: Callable[..., Any]) -> tuple[tuple[type, ...], bool] | None:
+    """``(the annotated types of its event (a class or a union of them), whether it takes
+    the state)`` of a rule
+    function taking a typed ``event`` and, optionally, ``state`` (where it leaves what it
+    worked out for the handler: a command's text is parsed once)."""
     try:
         params = list(inspect.signature(call).parameters.values())
         hints = typing.get_type_hints(call)
     except (TypeError, ValueError, NameError):
         return None
-    if len(params) != 1 or params[0].name != "event":
+    names = [p.name for p in params]
+    if names not in (["event"], ["event", "state"]):
         return None
     hint = hints.get("event")
-    return hint if isinstance(hint, type) else None
+    union = typing.get_origin(hint) in (typing.Union, types_module.UnionType)
+    kinds = typing.get_args(hint) if union else (hint,)
+    if not kinds or not all(isinstance(k, type) for k in kinds):
+        return None
+    return kinds, len(names) == 2
 
 
-def _prefilter(matcher: type[Matcher]) -> Callable[[Event], Awaitable[bool]] | None:
-    """The matcher's rule as a plain coroutine of the event, when every checker is an
-    event-type check or a coroutine function taking just a typed ``event`` (all of this
-    plugin's message rules); ``None`` when it must be checked by NoneBot."""
-    steps: list[tuple[tuple[type, ...], Callable[[Any], Awaitable[bool]] | None]] = []
+Check = Callable[[Event, T_State], Awaitable[bool]]
+
+
+def _prefilter(matcher: type[Matcher]) -> Check | None:
+    """The matcher's rule as a plain coroutine of the event and a state, when every
+    checker is an event-type check or a coroutine function taking just a typed ``event``
+    (and maybe the ``state``: all of this plugin's message rules); ``None`` when it must be
+    checked by NoneBot."""
+    steps: list[tuple[tuple[type, ...], Callable[..., Awaitable[bool]] | None, bool]] = []
     for checker in matcher.rule.checkers:
         call = checker.call
         if isinstance(call, IsTypeRule):
-            steps.append((call.types, None))
+            steps.append((call.types, None, False))
             continue
-        if not inspect.iscoroutinefunction(call) or (kind := _event_type(call)) is None:
+        if not inspect.iscoroutinefunction(call) or (found := _event_type(call)) is None:
             return None
-        steps.append(((kind,), call))
+        steps.append((found[0], call, found[1]))
     if not steps:
         return None
 
-    async def check(event: Event) -> bool:
-        for types, call in steps:
+    async def check(event: Event, state: T_State) -> bool:
+        for types, call, takes_state in steps:
             if not isinstance(event, types):
                 return False
-            if call is not None and not await call(event):
+            if call is not None and not await (call(event, state) if takes_state else call(event)):
                 return False
         return True
 
     return check
 
 
-def _direct_handler(matcher: type[Matcher]) -> tuple[type, Callable[..., Awaitable[Any]]] | None:
-    """``(bot type, handler)`` when the matcher needs nothing of NoneBot's per-run
-    machinery: no permission, and one handler taking just ``bot`` and ``event`` (typed),
+def _direct_handler(matcher: type[Matcher]) -> tuple[type, Callable[..., Awaitable[Any]], bool] | None:
+    """``(bot type, handler, takes the state)`` when the matcher needs nothing of NoneBot's
+    per-run machinery: no permission, and one handler taking just ``bot`` and ``event``
+    (typed) and maybe ``state`` (what its rule left there),
     so the dispatcher, having checked its rule already (the prefilter), may call it."""
     if matcher.permission.checkers or len(matcher.handlers) != 1:
         return None
@@ -137,9 +155,9 @@ def _direct_handler(matcher: type[Matcher]) -> tuple[type, Callable[..., Awaitab
     except (TypeError, ValueError, NameError):
         return None
     bot_type = hints.get("bot")
-    if params != ["bot", "event"] or not isinstance(bot_type, type):
+    if params not in (["bot", "event"], ["bot", "event", "state"]) or not isinstance(bot_type, type):
         return None
-    return bot_type, call
+    return bot_type, call, len(params) == 3
 
 
 def adopt(extra_words: dict[type[Matcher], set[str]] | None = None,
@@ -233,13 +251,14 @@ async def _fresh_holder(state: T_State) -> None:
     state[HOLDER] = {}
 
 
-async def _all_candidates(event: Event, state: T_State) -> list[type[Matcher]]:
-    """Every matcher of ours that may take the event, in priority order."""
+async def _all_candidates(event: Event, state: T_State, notes: T_State) -> list[type[Matcher]]:
+    """Every matcher of ours that may take the event, in priority order; the rules write
+    what they worked out into ``notes``."""
     command = (state.get(PREFIX_KEY) or {}).get(CMD_KEY)
     found = list(_by_word.get(command[0], ())) if command and len(command) == 1 else []
     for matcher, check in _plain:
         try:
-            fits = check is None or await check(event)
+            fits = check is None or await check(event, notes)
         except Exception:  # noqa: BLE001 - as NoneBot does with a failing rule
             logger.exception(f"rule of {matcher} failed")
             fits = False
@@ -258,7 +277,8 @@ def _candidates_at(priority: int) -> Callable[[Event, T_State], Awaitable[bool]]
         if holder is None:
             holder = state[HOLDER] = {}
         if "found" not in holder:
-            holder["found"] = await _all_candidates(event, state)
+            holder[NOTES] = {}
+            holder["found"] = await _all_candidates(event, state, holder[NOTES])
         here = [m for m in holder["found"] if m.priority == priority]
         state[CANDIDATES] = here
         return bool(here)
@@ -279,7 +299,8 @@ def _scoped_candidates_at(priority: int) -> Callable[[], Awaitable[bool]]:
         if found is None:
             parsed: T_State = {}
             TrieRule.get_value(current.bot, current.event, parsed)
-            found = current.data[CANDIDATES] = await _all_candidates(current.event, parsed)
+            notes = current.data[NOTES] = {}
+            found = current.data[CANDIDATES] = await _all_candidates(current.event, parsed, notes)
         return any(m.priority == priority for m in found)
 
     return candidates
@@ -287,16 +308,40 @@ def _scoped_candidates_at(priority: int) -> Callable[[], Awaitable[bool]]:
 
 def _within_command_limit(bot: Any, event: Event, first: type[Matcher]) -> bool:
     """Whether the sender of a command may have it handled now (and count it): every
-    command of ours counts against the sender's limit (``PAIZHUO_COMMAND_LIMIT``), moves and
-    private answers and the superusers' commands excepted."""
-    from ..messaging import command_limiter
+    command of ours counts against the sender's limit (``PAIZHUO_COMMAND_LIMIT``), weighed by
+    what it costs (``messaging.command_weight``), moves and private answers and the
+    superusers' commands excepted. The command that goes over the limit gets the one
+    notice (``messaging.notify_limited``); the next ones, nothing."""
+    from ..messaging import NOTICE, OK, command_limiter, command_weight, notify_limited
+    from ..port import where
 
     if first in UNLIMITED:
         return True
-    user_id = getattr(event, "user_id", None)
-    if user_id is None or str(user_id) in getattr(bot.config, "superusers", ()):
+    try:
+        user_id = where(event)[1]  # the sender, on any side
+    except TypeError:  # not a person's message on a side with a room
         return True
-    return command_limiter().allow(str(user_id))
+    if str(user_id) in getattr(bot.config, "superusers", ()):
+        return True
+    verdict = command_limiter().check(str(user_id), command_weight(command_words(first)))
+    if verdict == NOTICE:
+        notify_limited(bot, event)  # type: ignore[arg-type]
+    return verdict == OK
+
+
+def _limit_once(state: T_State, bot: Any, event: Event, first: type[Matcher]) -> bool:
+    """:func:`_within_command_limit`, decided once per event: the dispatchers of several
+    priorities may each have a candidate for one command (``/牌桌`` is a command and the
+    namespace's word), which must count once."""
+    if first in UNLIMITED:
+        return True
+    holder = state.get(HOLDER)
+    if holder is None:
+        current = scope.CURRENT.get()
+        holder = current.data if current is not None else {}
+    if "allowed" not in holder:
+        holder["allowed"] = _within_command_limit(bot, event, first)
+    return holder["allowed"]
 
 
 async def _run_candidates() -> None:
@@ -305,21 +350,29 @@ async def _run_candidates() -> None:
     the event (each of ours blocks: the event then goes no further)."""
     matcher, bot, event = current_matcher.get(), current_bot.get(), current_event.get()
     state = matcher.state
+    current = scope.CURRENT.get()
     found: list[type[Matcher]] | None = state.pop(CANDIDATES, None)
+    notes = (current.data.get(NOTES) if current is not None else None) \
+        or (state.get(HOLDER) or {}).get(NOTES)
     if found is None:
-        current = scope.CURRENT.get()
         every = current.data.get(CANDIDATES) if current is not None else None
         if every is None:
-            every = await _all_candidates(event, state)
+            notes = {}
+            every = await _all_candidates(event, state, notes)
         found = [m for m in every if m.priority == matcher.priority]
-    if found and not _within_command_limit(bot, event, found[0]):
-        matcher.stop_propagation()  # ours, over the sender's limit: ignored silently
+    if notes is None:
+        notes = {}
+    if found and not _limit_once(state, bot, event, found[0]):
+        matcher.stop_propagation()  # ours, over the sender's limit: ignored
         return
     for inner in found:
         direct = _direct.get(inner)
         if direct is not None and isinstance(bot, direct[0]):  # its rule passed: run it
             matcher.stop_propagation()  # handled, even if the handler fails
-            await direct[1](bot=bot, event=event)
+            if direct[2]:
+                await direct[1](bot=bot, event=event, state=notes)
+            else:
+                await direct[1](bot=bot, event=event)
             return
         try:
             await check_and_run_matcher(inner, bot, event, dict(state))

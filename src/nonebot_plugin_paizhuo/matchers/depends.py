@@ -1,31 +1,37 @@
-"""Shared helpers of the matchers: who is speaking, with what rights."""
+"""Shared helpers of the matchers: who is speaking, where, with what rights — read through
+the side's room (``port``), whichever side the message came over."""
 
 from __future__ import annotations
 
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
+from nonebot.adapters import Bot, Event, Message
 
 from ..actions.basics import reply
 from ..messaging import chatter, deliver, private
 from ..names import clean_name
+from ..port import Said, said
 
 
-def display_name(event: MessageEvent) -> str:
-    """The sender's group card, else nickname, else QQ number, through
+def heard(bot: Bot, event: Event) -> Said:
+    """The neutral view of the message a handler runs for (its matcher takes only the
+    port's message events, so there is one)."""
+    found = said(bot, event)
+    if found is None:
+        raise TypeError(f"{type(event).__name__} is not a person's message on a known side")
+    return found
+
+
+def display_name(who: Said) -> str:
+    """The sender's group card, else nickname, else user id, through
     :func:`~nonebot_plugin_paizhuo.names.clean_name` (control characters dropped, no CQ code, at
     most 20 characters)."""
-    sender = event.sender
-    for raw in (getattr(sender, "card", None), sender.nickname):
-        name = clean_name(raw)
-        if name:
-            return name
-    return str(event.user_id)
+    return clean_name(who.name) or who.user_id
 
 
-def is_manager(bot: Bot, event: GroupMessageEvent) -> bool:
+def is_manager(bot: Bot, who: Said) -> bool:
     """Group owner, group admin, or a SUPERUSER of the bot."""
-    if event.sender.role in ("owner", "admin"):
+    if who.role in ("owner", "admin"):
         return True
-    return str(event.user_id) in bot.config.superusers
+    return who.user_id in bot.config.superusers
 
 
 USAGE: dict[str, str] = {
@@ -42,13 +48,12 @@ USAGE: dict[str, str] = {
 """The right form of each command, for a reply to wrong or extra arguments."""
 
 
-async def wrong_args(bot: Bot, event: MessageEvent, args: Message, command: str) -> bool:
+async def wrong_args(bot: Bot, who: Said, args: Message, command: str) -> bool:
     """For a command that takes no arguments: when text follows it, answer with its
     :data:`USAGE` (an @-reply in a group, privately otherwise) and return ``True``."""
     if not args.extract_plain_text().strip():
         return False
-    user_id = str(event.user_id)
-    out = (reply(str(event.group_id), user_id, USAGE[command]) if isinstance(event, GroupMessageEvent)
-           else private(user_id, USAGE[command]))
+    out = (reply(who.group_id, who.user_id, USAGE[command]) if who.group_id is not None
+           else private(who.user_id, USAGE[command]))
     await deliver(bot, [chatter(out)])
     return True

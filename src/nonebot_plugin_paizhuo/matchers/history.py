@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
+from nonebot.adapters import Bot, Message
 from nonebot.params import CommandArg
 
 from paizhuo_db.history import game_by_number, recent_games
@@ -25,11 +24,17 @@ from ..history_texts import (
 )
 from ..messaging import deliver_reply, group
 from ..pictures import picture, pictures_on, replay_picture
+from ..port import QQ_SCOPE, GroupEvent
 from ..tables import REGISTRY
+from .depends import heard
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 board_cmd = on_command("排行", aliases={"排行榜", "排名"}, priority=10, block=True)
 games_cmd = on_command("对局", aliases={"复盘", "对局记录"}, priority=10, block=True)
 GAMES_USAGE = "用法：/对局 列出本群最近的对局；/对局 <编号> 查看那一局的复盘，例如 /对局 3"
+BOARD_PICTURE_ROWS = 5
+"""A board of fewer ranked rows goes as text: a picture of one or two lines is a thin
+strip that a phone shows too small to read."""
 REPLAY_WORDS = ("查看复盘", "看复盘", "复盘")
 """Words that may follow the number (end messages before 第 N 局's pointer said
 ``/对局 N 查看复盘``; still understood)."""
@@ -46,22 +51,26 @@ def game_number_arg(args: str) -> int | None:
     return parse_int(arg.removeprefix("第").removesuffix("局").strip())
 
 
-async def show_board(bot: Bot, group_id: str, user_id: str, args: str) -> None:
-    """``/排行 [游戏] [本周|本月|总]``: the group's leaderboard, posted in the group."""
+async def show_board(bot: Bot, group_id: str, user_id: str, args: str,
+                     scope: str = QQ_SCOPE) -> None:
+    """``/排行 [游戏] [本周|本月|总]``: the group's leaderboard of the persons of ``scope``,
+    posted in the group."""
     store = REGISTRY.require_store()
     min_games = {name: int((await basics.group_settings(group_id, adapter))["board_min_games"])
                  for name, adapter in GAMES.items()}
-    board = await board_for(store, group_id, args, user_id, min_games)
+    board = await board_for(store, group_id, args, user_id, min_games, scope)
     if isinstance(board, str):
         await deliver_reply(bot, [basics.reply(group_id, user_id, board)])
         return
     text = board_text(board, await member_names(bot, group_id), user_id)
-    await deliver_reply(bot, [await picture("group", group_id, text) if pictures_on() else group(group_id, text)])
+    drawn = pictures_on() and len(board.top) >= BOARD_PICTURE_ROWS
+    await deliver_reply(bot, [await picture("group", group_id, text) if drawn else group(group_id, text)])
 
 
 @board_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await show_board(bot, str(event.group_id), str(event.user_id), args.extract_plain_text())
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    await show_board(bot, who.group_id, who.user_id, args.extract_plain_text(), who.scope)
 
 
 async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
@@ -92,5 +101,6 @@ async def show_games(bot: Bot, group_id: str, user_id: str, args: str) -> None:
 
 
 @games_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await show_games(bot, str(event.group_id), str(event.user_id), args.extract_plain_text())
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    await show_games(bot, who.group_id, who.user_id, args.extract_plain_text())

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from nonebot import on_command
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message, MessageEvent
+from nonebot.adapters import Bot, Message
 from nonebot.params import CommandArg
 
 from paizhuo_db.history import points_series
@@ -15,16 +14,19 @@ from .. import tally
 from ..actions import basics, house_rules, turns
 from ..forward import forward_reply
 from ..games import GAMES
-from ..messaging import answer, chatter, deliver
+from ..messaging import answer, chatter, deliver, timed
 from ..names import clean_name
 from ..pictures import picture, pictures_on
+from ..port import AnyMessageEvent, GroupEvent, Said
 from ..stats import render_stats
 from ..tables import REGISTRY
-from .depends import USAGE, display_name, is_manager, wrong_args
+from .depends import USAGE, display_name, heard, is_manager, wrong_args
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人）、手把一（2–6 人）
 开桌：/开局 抓特务 三人 | 四人；/开局 挖坑；/开局 手把一 4人（或不写人数，开局人 /开始）
 入座：/加入　离座：/退出　电脑玩家：/加机器人 [人数]、/踢机器人（开局人、管理员）
+电脑难度：/设置 <游戏> 电脑难度 简单 | 普通 | 困难（电脑玩家、托管和超时代打都按它打，默认普通）
 出牌：出 778899　不要：过 或 不要（可不带 /）
 挖坑叫分：叫 1 / 叫 2 / 叫 3 / 不叫（群里）；挖坑者私聊：扣 <4 张牌>
 抓特务私聊：还 <牌>（还贡）；明 / 明牌 / 暗（特务选择）
@@ -42,9 +44,9 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人�
 HELP_USAGE = "用法：/帮助 查看命令；/帮助 <游戏> 查看牌型名，游戏：" + "、".join(GAMES)
 
 
-def reply_to(event: GroupMessageEvent, text: str):
+def reply_to(who: Said, text: str):
     """A short group reply that @-mentions the sender (chatter: after the game's messages)."""
-    return chatter(basics.reply(str(event.group_id), str(event.user_id), text))
+    return chatter(basics.reply(who.group_id, who.user_id, text))
 
 
 hand_cmd = on_command("手牌", aliases={"看牌"}, priority=10, block=True)
@@ -57,73 +59,80 @@ set_cmd = on_command("设置", priority=10, block=True)
 
 
 @rules_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    text = await house_rules.show_rules(str(event.group_id), args.extract_plain_text())
-    await deliver(bot, [chatter(forward_reply(event, text)) if "\n" in text else reply_to(event, text)])
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    text = await house_rules.show_rules(who.group_id, args.extract_plain_text())
+    await deliver(bot, [chatter(forward_reply(who, text)) if "\n" in text else reply_to(who, text)])
 
 
 @set_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    text = await house_rules.change_setting(str(event.group_id), args.extract_plain_text(),
-                                        is_manager(bot, event))
-    await deliver(bot, [answer(event, text)])
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    text = await house_rules.change_setting(who.group_id, args.extract_plain_text(),
+                                        is_manager(bot, who))
+    await deliver(bot, [answer(who, text)])
 
 
 @hand_cmd.handle()
-async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "手牌"):
+async def _(bot: Bot, event: AnyMessageEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "手牌"):
         return
-    group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
-    await turns.resend_hand(bot, str(event.user_id), group_id)
+    group_id = who.group_id
+    await turns.resend_hand(bot, who.user_id, group_id)
 
 
 @hint_cmd.handle()
-async def _(bot: Bot, event: MessageEvent) -> None:
-    await turns.send_hints(bot, str(event.user_id))
+async def _(bot: Bot, event: AnyMessageEvent) -> None:
+    who = heard(bot, event)
+    await turns.send_hints(bot, who.user_id)
 
 
 @tally_cmd.handle()
-async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "记牌"):
+async def _(bot: Bot, event: AnyMessageEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "记牌"):
         return
-    group_id = str(event.group_id) if isinstance(event, GroupMessageEvent) else None
-    await tally.send_tally(bot, str(event.user_id), group_id)
+    group_id = who.group_id
+    await tally.send_tally(bot, who.user_id, group_id)
 
 
 @help_cmd.handle()
-async def _(bot: Bot, event: MessageEvent, args: Message = CommandArg()) -> None:
+async def _(bot: Bot, event: AnyMessageEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
     game = unicodedata.normalize("NFKC", args.extract_plain_text()).strip()
     if not game:
-        await deliver(bot, [chatter(forward_reply(event, HELP))])
+        await deliver(bot, [chatter(forward_reply(who, HELP))])
         return
-    await deliver(bot, [answer(event, GAMES[game].help() if game in GAMES else HELP_USAGE)])
+    await deliver(bot, [answer(who, GAMES[game].help() if game in GAMES else HELP_USAGE)])
 
 
 @stats_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    target = next(iter(who.room.mentions(args)), None)
     typed = unicodedata.normalize("NFKC", args.extract_plain_text()).strip().lstrip("@")
     number = parse_int(typed, max_digits=12)
     if target is None and number is not None and 5 <= len(typed) <= 12:
         target = str(number)
     elif typed:
         # A name typed without a real @ (``/战绩 乙``), or words beside the @.
-        await deliver(bot, [answer(event, USAGE["战绩"])])
+        await deliver(bot, [answer(who, USAGE["战绩"])])
         return
     if target is None or target == "all":
-        target, name = str(event.user_id), None
+        target, name = who.user_id, None
     else:
         name = None
         try:
-            info = await bot.get_group_member_info(group_id=event.group_id, user_id=int(target))
-            name = clean_name(info.get("card")) or clean_name(info.get("nickname")) or None
+            name = clean_name(await timed(who.room.member_name(bot, who.group_id, target))) or None
         except Exception:  # noqa: BLE001 - fall back to the QQ number
             name = None
     if name is None:
-        name = display_name(event) if target == str(event.user_id) else target
-    text = await render_stats(str(event.group_id), target, name or target)
+        name = display_name(who) if target == who.user_id else target
+    text = await render_stats(who.group_id, target, name or target, who.scope)
     if pictures_on() and "\n" in text:
-        chart = await points_series(REGISTRY.require_store(), str(event.group_id), target)
-        await deliver(bot, [chatter(await picture("group", str(event.group_id), text, chart))])
+        chart = await points_series(REGISTRY.require_store(), who.group_id, target,
+                                    scope=who.scope)
+        await deliver(bot, [chatter(await picture("group", who.group_id, text, chart))])
         return
-    await deliver(bot, [answer(event, text)])
+    await deliver(bot, [answer(who, text)])

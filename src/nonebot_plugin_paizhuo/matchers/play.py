@@ -6,8 +6,9 @@ from __future__ import annotations
 import unicodedata
 
 from nonebot import get_driver, on_message
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent
+from nonebot.adapters import Bot
 from nonebot.rule import Rule
+from nonebot.typing import T_State
 
 from paizhuo_engine.cards import NotationError, parse_cards
 from paizhuo_engine.readings import trailing_type_word
@@ -16,6 +17,7 @@ from ..actions import basics, turns
 from ..games import GAMES
 from ..internals import dispatch
 from ..messaging import chatter, deliver
+from ..port import GroupEvent, where
 from ..tables import REGISTRY
 
 
@@ -49,22 +51,35 @@ def looks_like_cards(text: str) -> bool:
     return True
 
 
-def _command(event: GroupMessageEvent) -> tuple[str, str | None] | None:
-    table = REGISTRY.get(str(event.group_id))
+MOVE = "paizhuo_move"
+"""State key where the rule leaves the parsed command ``(kind, argument)`` for the
+handler: the text is parsed once."""
+
+
+async def _is_move(event: GroupEvent, state: T_State) -> bool:
+    """A game command of the group's table in play (read once, with the sender and the
+    group, into ``state[MOVE]``)."""
+    group_id, user_id = group_and_user(event)
+    table = REGISTRY.get(group_id)
     if table is None or not table.playing:
-        return None
-    return table.adapter.parse_command(strip_prefix(event.get_plaintext()))
-
-
-async def _is_move(event: GroupMessageEvent) -> bool:
-    parsed = _command(event)
+        return False
+    parsed = table.adapter.parse_command(strip_prefix(event.get_plaintext()))
     if parsed is None:
         return False
-    table = REGISTRY.get(str(event.group_id))
-    if table is not None and table.seat_of(str(event.user_id)) is None:
+    if table.seat_of(user_id) is None and not (
+            parsed[0] == "play" and looks_like_cards(parsed[1] or "")):
         # A bystander saying 过 / 不要, or chat that merely starts with 出, is not a move.
-        return parsed[0] == "play" and looks_like_cards(parsed[1] or "")
+        return False
+    state[MOVE] = (group_id, user_id, *parsed)
     return True
+
+
+def group_and_user(event: GroupEvent) -> tuple[str, str]:
+    """The group and the sender of a group message (``port.where``: the rule has no bot)."""
+    group_id, user_id = where(event)
+    if group_id is None:
+        raise TypeError(f"{type(event).__name__} is not a group message")
+    return group_id, user_id
 
 
 move_msg = on_message(rule=Rule(_is_move), priority=5, block=True)
@@ -72,13 +87,12 @@ dispatch.UNLIMITED.add(move_msg)
 
 
 @move_msg.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
-    parsed = _command(event)
+async def _(bot: Bot, event: GroupEvent, state: T_State) -> None:
+    parsed = state.get(MOVE)
     if parsed is None:
         return
-    kind, arg = parsed
+    group_id, user_id, kind, arg = parsed
     if kind == "play" and not arg:
-        await deliver(bot, [chatter(basics.reply(
-            str(event.group_id), str(event.user_id), "请在“出”后面写牌，例如：出 33"))])
+        await deliver(bot, [chatter(basics.reply(group_id, user_id, "请在“出”后面写牌，例如：出 33"))])
         return
-    await turns.move(bot, str(event.group_id), str(event.user_id), kind, arg)
+    await turns.move(bot, group_id, user_id, kind, arg)

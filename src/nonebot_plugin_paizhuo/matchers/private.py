@@ -8,14 +8,15 @@ import typing
 import unicodedata
 
 from nonebot import get_driver, on_message
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, PrivateMessageEvent
+from nonebot.adapters import Bot
 from nonebot.matcher import Matcher
-from nonebot.rule import Rule, is_type
+from nonebot.rule import Rule
 
 from ..actions import turns
 from ..games import GAMES
 from ..internals import dispatch
 from ..messaging import chatter, deliver, private
+from ..port import GroupEvent, PrivateEvent, where
 from .play import parse_move, strip_prefix
 
 
@@ -27,7 +28,7 @@ def is_answer_text(text: str) -> bool:
     return any(adapter.is_answer(t) for adapter in GAMES.values())
 
 
-async def _is_answer(event: PrivateMessageEvent) -> bool:
+async def _is_answer(event: PrivateEvent) -> bool:
     return is_answer_text(event.get_plaintext())
 
 
@@ -36,8 +37,8 @@ dispatch.UNLIMITED.add(answer_msg)
 
 
 @answer_msg.handle()
-async def _(bot: Bot, event: PrivateMessageEvent) -> None:
-    user_id = str(event.user_id)
+async def _(bot: Bot, event: PrivateEvent) -> None:
+    user_id = where(event)[1]
     if not await turns.answer(bot, user_id, strip_prefix(event.get_plaintext())):
         await deliver(bot, [chatter(private(user_id, "你现在没有需要回复的牌局提问。发送 /帮助 查看用法。"))])
 
@@ -48,7 +49,7 @@ _words: tuple[tuple[type[Matcher], ...], frozenset[str], frozenset[str]] | None 
 def command_words() -> tuple[frozenset[str], frozenset[str]]:
     """``(group only, private too)``: the plugin's command words (names and aliases, as
     each command declares them), split by what its handlers take: a command whose every
-    handler takes a ``GroupMessageEvent`` works only in a group. Worked out again only
+    handler takes a group message (``port.GroupEvent``) works only in a group. Worked out again only
     when the plugin's matchers change (``dispatch.adopt``)."""
     global _words
     ours = tuple(dispatch.OURS)
@@ -60,12 +61,12 @@ def command_words() -> tuple[frozenset[str], frozenset[str]]:
             if not words:
                 continue
             kinds = {typing.get_type_hints(h.call).get("event") for h in matcher.handlers}
-            (group_only if kinds == {GroupMessageEvent} else anywhere).update(words)
+            (group_only if kinds == {GroupEvent} else anywhere).update(words)
         _words = (ours, frozenset(group_only), frozenset(anywhere))
     return _words[1], _words[2]
 
 
-async def _is_group_only(event: PrivateMessageEvent) -> bool:
+async def _is_group_only(event: PrivateEvent) -> bool:
     """A group command sent privately — read like NoneBot reads commands: the message
     must start with a text segment holding the command."""
     message = event.get_message()
@@ -79,10 +80,10 @@ async def _is_group_only(event: PrivateMessageEvent) -> bool:
     return any(t.startswith(s + name) for s in starts for name in group_only)
 
 
-group_only_cmd = on_message(rule=is_type(PrivateMessageEvent) & Rule(_is_group_only), priority=9, block=True)
+group_only_cmd = on_message(rule=Rule(_is_group_only), priority=9, block=True)
 
 
-async def _is_private_move(event: PrivateMessageEvent) -> bool:
+async def _is_private_move(event: PrivateEvent) -> bool:
     return parse_move(event.get_plaintext()) is not None
 
 
@@ -90,11 +91,11 @@ private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 
 
 @group_only_cmd.handle()
-async def _(bot: Bot, event: PrivateMessageEvent) -> None:
+async def _(bot: Bot, event: PrivateEvent) -> None:
     await deliver(bot, [chatter(private(
-        str(event.user_id), "这个命令请在群里发送。私聊只用于：/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。"))])
+        where(event)[1], "这个命令请在群里发送。私聊只用于：/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。"))])
 
 
 @private_move.handle()
-async def _(bot: Bot, event: PrivateMessageEvent) -> None:
-    await deliver(bot, [chatter(private(str(event.user_id), "出牌、过和叫分请在群里发送，大家才看得到。"))])
+async def _(bot: Bot, event: PrivateEvent) -> None:
+    await deliver(bot, [chatter(private(where(event)[1], "出牌、过和叫分请在群里发送，大家才看得到。"))])

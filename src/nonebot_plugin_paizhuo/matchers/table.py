@@ -3,14 +3,15 @@ managing a group's table; ``/牌桌 状态``: the account's sending state (admin
 
 from __future__ import annotations
 
-from nonebot import on_command
-from nonebot.adapters.onebot.v11 import Bot, GroupMessageEvent, Message
+from nonebot.adapters import Bot, Message
 from nonebot.params import CommandArg
 
 from ..actions import announce, computer_seats, seating, turns
 from ..messaging import answer, deliver, schedulers
+from ..port import GroupEvent
 from ..status import DENIED, status_text
-from .depends import display_name, is_manager, wrong_args
+from .depends import display_name, heard, is_manager, wrong_args
+from .namespace import on_command  # bare words only in NoneBot's prefix table
 
 open_cmd = on_command("开局", aliases={"开桌"}, priority=10, block=True)
 join_cmd = on_command("加入", aliases={"上桌", "入座"}, priority=10, block=True)
@@ -26,77 +27,88 @@ remove_ai_cmd = on_command("踢机器人", aliases={"踢电脑"}, priority=9, bl
 
 
 @open_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await seating.open_table(bot, str(event.group_id), str(event.user_id),
-                             display_name(event), args.extract_plain_text())
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    await seating.open_table(bot, who.group_id, who.user_id,
+                             display_name(who), args.extract_plain_text())
 
 
 @join_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
+async def _(bot: Bot, event: GroupEvent) -> None:
+    who = heard(bot, event)
     # Words after /加入 (``/加入 我来了``) are chat: the player sits down all the same.
-    await seating.join_table(bot, str(event.group_id), str(event.user_id), display_name(event))
+    await seating.join_table(bot, who.group_id, who.user_id, display_name(who))
 
 
 @leave_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "退出"):
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "退出"):
         return
-    await seating.leave_table(bot, str(event.group_id), str(event.user_id))
+    await seating.leave_table(bot, who.group_id, who.user_id)
 
 
 @end_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "结束"):
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "结束"):
         return
-    await seating.end_table(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
+    await seating.end_table(bot, who.group_id, who.user_id, is_manager(bot, who))
 
 
 @table_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
     if args.extract_plain_text().strip() == "状态":  # /牌桌 状态: the account's sending
-        text = status_text(bot.self_id, schedulers().get(bot.self_id)) if is_manager(bot, event) else DENIED
-        await deliver(bot, [answer(event, text)])
+        text = status_text(who.account, schedulers().get(who.account)) if is_manager(bot, who) else DENIED
+        await deliver(bot, [answer(who, text)])
         return
     # ``/牌桌 牌桌`` is ``/牌桌`` written under the command namespace.
-    if args.extract_plain_text().strip() != "牌桌" and await wrong_args(bot, event, args, "牌桌"):
+    if args.extract_plain_text().strip() != "牌桌" and await wrong_args(bot, who, args, "牌桌"):
         return
-    await announce.show_table(bot, str(event.group_id), str(event.user_id))
+    await announce.show_table(bot, who.group_id, who.user_id)
 
 
 @continue_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "继续"):
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "继续"):
         return
-    await seating.continue_table(bot, str(event.group_id), str(event.user_id))
+    await seating.continue_table(bot, who.group_id, who.user_id)
 
 
 @auto_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "托管"):
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "托管"):
         return
-    await turns.toggle_auto(bot, str(event.group_id), str(event.user_id))
+    await turns.toggle_auto(bot, who.group_id, who.user_id)
 
 
 @start_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    if await wrong_args(bot, event, args, "开始"):
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    if await wrong_args(bot, who, args, "开始"):
         return
-    await seating.start_now(bot, str(event.group_id), str(event.user_id))
+    await seating.start_now(bot, who.group_id, who.user_id)
 
 
 @kick_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    target = next((str(seg.data["qq"]) for seg in args if seg.type == "at"), None)
-    await seating.kick_player(bot, str(event.group_id), str(event.user_id), target,
-                              is_manager(bot, event))
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    target = next(iter(who.room.mentions(args)), None)
+    await seating.kick_player(bot, who.group_id, who.user_id, target,
+                              is_manager(bot, who))
 
 
 @add_ai_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent, args: Message = CommandArg()) -> None:
-    await computer_seats.add_computers(bot, str(event.group_id), str(event.user_id),
-                                args.extract_plain_text(), is_manager(bot, event))
+async def _(bot: Bot, event: GroupEvent, args: Message = CommandArg()) -> None:
+    who = heard(bot, event)
+    await computer_seats.add_computers(bot, who.group_id, who.user_id,
+                                args.extract_plain_text(), is_manager(bot, who))
 
 
 @remove_ai_cmd.handle()
-async def _(bot: Bot, event: GroupMessageEvent) -> None:
-    await computer_seats.remove_computers(bot, str(event.group_id), str(event.user_id), is_manager(bot, event))
+async def _(bot: Bot, event: GroupEvent) -> None:
+    who = heard(bot, event)
+    await computer_seats.remove_computers(bot, who.group_id, who.user_id, is_manager(bot, who))

@@ -154,6 +154,7 @@ def sample_setup_world(game: Any, seat: int, rng: random.Random,
     if game.game == "zhuatewu":
         data["declared"] = [d if s == seat else None for s, d in enumerate(data["declared"])]
         data["stakes"] = [st if s == seat else 1 for s, st in enumerate(data["stakes"])]
+        data["everyone_answers"] = False  # the copy waits for the spies' answers only
     world = type(game).from_json(data)
     world.settle_sides()
     return world

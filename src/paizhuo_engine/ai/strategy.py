@@ -434,26 +434,70 @@ def _never_played_risk(view: View, opponents: list[int]) -> bool:
     return any(view.counts[s] <= 3 for s in opponents)
 
 
+HINT_CANDIDATES = 400
+"""Legal plays (cheapest first) /提示 looks through for its alternatives."""
+
+
+def keeps_plan(play: list[int] | tuple[int, ...], plan: list[Group]) -> bool:
+    """Whether a play of rank counts ``play`` (15 natural ranks) leaves the hand's ``plan``
+    whole: it takes every set of the plan it touches whole (a pair, a triple, a chain, a
+    bomb — each set's own cards, its kickers aside) and otherwise only loose cards (the
+    plan's singles and kickers). Leading a loose 9 keeps 444 and 55; leading a 5 out of
+    55, or a 7 out of the chain 7788, breaks a set."""
+    left = list(play)
+    loose = [0] * 15
+    ordered = sorted(plan, key=lambda g: len(g.ranks) > 1)  # sets before chains
+    for g in ordered:
+        for r in g.kickers:
+            loose[r] += 1
+        if g.kind == "single":
+            loose[g.ranks[0]] += 1
+            continue
+        if not any(left[r] for r in g.ranks):
+            continue
+        if any(left[r] < g.width for r in g.ranks):
+            return False
+        for r in g.ranks:
+            left[r] -= g.width
+    return all(left[r] <= loose[r] for r in range(15))
+
+
 def suggestions(game: Any, seat: int, limit: int = 5) -> tuple[Action, list[Action]]:
     """提示: the strategy's action for ``seat`` and up to ``limit - 1`` other legal plays
-    that beat the table (or lead), cheapest first, as actions with readings."""
+    that beat the table (or lead), as actions with readings: first those that leave the
+    hand's plan whole (:func:`keeps_plan`: a loose single, a whole pair, a whole chain …),
+    then the others, each cheapest first; one play per type, key and size."""
     view = view_of(game, seat)
     protected = tuple(game.protected())
     best = decide(view, protected)
     gen = generator(view.rules)
     hand = pack_cards(view.hand)
+    plan = plan_hand(unpack(hand), shape_of(view.rules))
     source = gen.iter_leads(hand) if view.lead is None else gen.iter_follows(hand, view.lead[1])
-    others: list[Action] = []
-    seen_keys = {(best.cards, best.reading)}
-    for p in islice(source, 200):
+    whole: dict[tuple, Action] = {}
+    broken: dict[tuple, Action] = {}
+    taken = _hint_key(best)
+    for p in islice(source, HINT_CANDIDATES):
         if view.lead is None and p[1].bomb:
             continue
-        cards = tuple(cards_for(p, list(view.hand), protected))
-        if (cards, p[1]) in seen_keys:
+        action = Action("play", tuple(cards_for(p, list(view.hand), protected)), p[1])
+        key = _hint_key(action)
+        if key == taken or key in whole:
             continue
-        seen_keys.add((cards, p[1]))
-        others.append(Action("play", cards, p[1]))
-        if len(others) >= limit - 1:
-            break
-    return best, others
+        if keeps_plan(unpack(p[0]), plan):
+            whole[key] = action  # a variant keeping the plan beats one breaking it
+            if len(whole) >= limit - 1:
+                break
+        else:
+            broken.setdefault(key, action)
+    rest = [a for k, a in broken.items() if k not in whole]
+    return best, ([*whole.values()] + rest)[:limit - 1]
+
+
+def _hint_key(action: Action) -> tuple:
+    """Plays /提示 counts as the same: one type, key and size (the cheapest kicker kept)."""
+    reading = action.reading
+    if reading is None:
+        return (action.kind, action.cards)
+    return (reading.kind, reading.key, reading.size)
 

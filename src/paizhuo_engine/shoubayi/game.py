@@ -163,9 +163,10 @@ class SGame(ClimbingGame):
 
     def baopei_risk(self) -> bool:
         """S-4 包赔 may follow the next play: 包赔 is on, the player to act may play a
-        single (leading, or following a single) and the next player holds one card. Public
-        (no hand is read)."""
-        if not self.rules.baopei or self.over or not self.hands[self.turn]:
+        single (leading, or following a single) other than the last card it holds (that
+        one is its highest single) and the next player holds one card. Public (no hand is
+        read: how many cards a 手把一 hand holds is shown)."""
+        if not self.rules.baopei or self.over or len(self.hands[self.turn]) < 2:
             return False
         following = self.lead_reading()
         if following is not None and following.kind != "single":

@@ -47,11 +47,15 @@ class ZGame(ClimbingGame):
     "results": [per seat "win" | "draw" | "loss"], "points": [per seat int]}``.
 
     ``phase`` runs ``"tribute"`` (Z-8: returns pending) → ``"declare"`` (Z-9: spies
-    choosing 明 / 明牌 / 暗) → ``"play"``. ``exchanges`` are the tribute's
+    choosing 明 / 明牌 / 暗; with ``everyone_answers``, G-4, every seat answering, a
+    civilian ``暗``) → ``"play"``. ``exchanges`` are the tribute's
     ``{"giver", "receiver", "count", "given": [cards], "returned": [cards] | None}``;
     ``declared[seat]`` is ``"明"``, ``"明牌"``, ``"暗"`` or ``None`` (undecided, or not a
     spy); ``leader`` is the seat that leads when play starts (``None``: the holder of the
-    first-lead card at that moment, Z-5).
+    first-lead card at that moment, Z-5). ``everyone_answers`` (G-4 **Decision**): the
+    declare phase waits for an answer from every seat, not only from the spies, so that
+    its length tells nothing of who holds a spy card; ``answered[seat]`` marks the seats
+    that answered (or timed out).
     """
 
     rules: ZRules
@@ -64,12 +68,15 @@ class ZGame(ClimbingGame):
     declared: list[str | None] = field(default_factory=list)
     leader: int | None = None
     lead_by: str | None = None
+    everyone_answers: bool = False
+    answered: list[bool] = field(default_factory=list)
     game = "zhuatewu"
 
     # ---- creation ----------------------------------------------------------------------
     @classmethod
     def deal(cls, players: int, rules: ZRules, seed: int, dealer: int | None = None,
-             leader: int | None = None, previous: dict | None = None) -> ZGame:
+             leader: int | None = None, previous: dict | None = None,
+             everyone_answers: bool = False) -> ZGame:
         """Shuffle with ``random.Random(seed)`` and deal (Z-1); fix the sides (Z-2); give
         the tribute of the previous game (Z-8); open declaring (Z-9) or play (Z-5).
 
@@ -79,8 +86,9 @@ class ZGame(ClimbingGame):
         of the previous game to its seat now, ``None`` for a player who left: tribute then
         moves only between players who played both games, and a player who left neither
         deals nor leads. ``dealer`` / ``leader`` override those choices (``None``: a first
-        game draws the dealer from the seed and applies 首出). Raises ``ValueError`` for a
-        player count other than 3 or 4.
+        game draws the dealer from the seed and applies 首出). ``everyone_answers``: the
+        declare phase waits for every seat (G-4, see the class doc). Raises ``ValueError``
+        for a player count other than 3 or 4.
         """
         if players not in (3, 4):
             raise ValueError("抓特务 needs 3 or 4 players")
@@ -108,7 +116,8 @@ class ZGame(ClimbingGame):
         game = cls(players=players, rules=rules, seed=seed, dealer=dealer, hands=hands,
                    spy_cards=spy_cards, roles=roles, turn=dealer, stakes=[1] * players,
                    played=[False] * players, declared=[None] * players, leader=leader,
-                   lead_by=lead_by)
+                   lead_by=lead_by, everyone_answers=everyone_answers,
+                   answered=[False] * players)
         game._give_tribute(previous)
         game.phase = "tribute"
         game._advance()
@@ -126,7 +135,7 @@ class ZGame(ClimbingGame):
         return cls(players=players, rules=rules, seed=0, dealer=dealer,
                    hands=[sorted(h) for h in hands], spy_cards=spy_cards, roles=roles,
                    turn=leader, stakes=[1] * players, played=[False] * players,
-                   declared=[None] * players, leader=leader)
+                   declared=[None] * players, leader=leader, answered=[False] * players)
 
     # ---- queries -----------------------------------------------------------------------
     def spies(self) -> list[int]:
@@ -296,14 +305,33 @@ class ZGame(ClimbingGame):
             return []
         return [s for s in self.spies() if self.declared[s] is None]
 
+    def awaiting_answer(self) -> list[int]:
+        """Every seat the declare phase still waits for: the spies who have not chosen
+        and, with ``everyone_answers`` (G-4), every seat that has not answered."""
+        if self.phase != "declare":
+            return []
+        if not self.everyone_answers:
+            return self.awaiting_declare()
+        return [s for s in range(self.players)
+                if not self.answered[s] or (self.roles[s] == SPY and self.declared[s] is None)]
+
     def declare(self, seat: int, choice: str) -> str:
-        """Spy ``seat`` answers ``明`` / ``明牌`` / ``暗`` (Z-9): 明 ×2, 明牌 ×4 stake.
+        """Seat ``seat`` answers the declare question (Z-9): a spy ``明`` / ``明牌`` /
+        ``暗`` (明 ×2, 明牌 ×4 stake); with ``everyone_answers`` (G-4) a civilian ``暗``
+        (nothing to declare: the answer only says it has seen its hand).
 
         Returns the choice. Raises :class:`MoveError` — ``not_declaring`` (not the time,
-        or not a spy, or already chosen), ``choice`` (not allowed by the settings).
+        or already answered, or a civilian without ``everyone_answers``), ``choice`` (not
+        allowed by the settings), ``civilian`` (a civilian answering other than 暗).
         """
-        if seat not in self.awaiting_declare():
+        if seat not in self.awaiting_answer():
             raise MoveError("not_declaring", "现在不需要你选择明/暗")
+        if self.roles[seat] != SPY:
+            if choice != "暗":
+                raise MoveError("civilian", "你是平民，没有明/暗可选：回复 暗 即可")
+            self.answered[seat] = True
+            self._advance()
+            return choice
         if choice not in self.declare_choices():
             raise MoveError("choice", "请回复：" + " / ".join(self.declare_choices()))
         self._set_declared(seat, choice)
@@ -313,13 +341,17 @@ class ZGame(ClimbingGame):
     def _set_declared(self, seat: int, choice: str) -> None:
         self.declared[seat] = choice
         self.stakes[seat] = {"明": 2, "明牌": 4}.get(choice, 1)
+        if self.answered:
+            self.answered[seat] = True
 
     def declare_timeout(self) -> list[int]:
-        """The time limit ran out: every undecided spy stays hidden (暗, Z-9). Returns
-        those seats."""
+        """The time limit ran out: every undecided spy stays hidden (暗, Z-9) and every
+        seat counts as answered. Returns the spies who had not chosen."""
         seats = self.awaiting_declare()
         for s in seats:
             self._set_declared(s, "暗")
+        if self.phase == "declare" and self.answered:
+            self.answered = [True] * self.players
         self._advance()
         return seats
 
@@ -331,7 +363,9 @@ class ZGame(ClimbingGame):
             self.phase = "tribute"
             return
         can_declare = self.rules.allow_declare or self.rules.allow_open_hand
-        if can_declare and any(self.declared[s] is None for s in self.spies()):
+        waiting = any(self.declared[s] is None for s in self.spies()) or (
+            self.everyone_answers and not all(self.answered))
+        if can_declare and waiting:
             self.phase = "declare"
             return
         self.phase = "play"
@@ -526,15 +560,23 @@ class ZGame(ClimbingGame):
                 points[spy] += sign * self.stakes[spy]
                 points[c] -= sign * self.stakes[spy]
             return points
-        order = self.out + [s for s in range(self.players) if s not in self.out]
-        winners = [s for s in order if self.roles[s] == outcome]
-        losers = [s for s in order if self.roles[s] != outcome]
-        for w, lo in zip(winners, losers, strict=True):
-            stake = max(self.stakes[w] if self.roles[w] == SPY else 1,
-                        self.stakes[lo] if self.roles[lo] == SPY else 1)
+        for w, lo, stake in self.score_pairs(outcome):
             points[w] += stake
             points[lo] -= stake
         return points
+
+    def score_pairs(self, outcome: str) -> list[tuple[int, int, int]]:
+        """Z-10 with two spies: ``(winner, loser, stake)`` — the winners and the losers
+        each in finishing order, paired one to one (the first out of each side together),
+        the stake of a declared spy in the pair (Z-9), else 1. Empty otherwise."""
+        if outcome not in (SPY, CIVILIAN) or len(self.spies()) != 2:
+            return []
+        order = self.out + [s for s in range(self.players) if s not in self.out]
+        winners = [s for s in order if self.roles[s] == outcome]
+        losers = [s for s in order if self.roles[s] != outcome]
+        return [(w, lo, max(self.stakes[w] if self.roles[w] == SPY else 1,
+                            self.stakes[lo] if self.roles[lo] == SPY else 1))
+                for w, lo in zip(winners, losers, strict=True)]
 
     # ---- the game as dealt (复盘) ----------------------------------------------------------
     def as_dealt(self) -> tuple[dict, list[list]]:
@@ -551,9 +593,11 @@ class ZGame(ClimbingGame):
                 events.append(["return", e["receiver"], list(e["returned"])])
         events += [["declare", s, self.declared[s]] for s in self.spies()
                    if self.declared[s] is not None]
+        events += [["ready", s] for s in range(self.players)
+                   if self.roles[s] != SPY and self.answered and self.answered[s]]
         state = self.json_before_play()
         state.update(hands=hands, turn=self.dealer, phase="tribute", stakes=[1] * self.players,
-                     declared=[None] * self.players,
+                     declared=[None] * self.players, answered=[False] * self.players,
                      exchanges=[{**e, "returned": None} for e in self.exchanges])
         dealt = type(self).from_json(state)
         dealt._advance()
@@ -567,6 +611,7 @@ class ZGame(ClimbingGame):
             "dealer": self.dealer, "spy_cards": list(self.spy_cards), "roles": list(self.roles),
             "stakes": list(self.stakes), "exchanges": [dict(e) for e in self.exchanges],
             "declared": list(self.declared), "leader": self.leader, "lead_by": self.lead_by,
+            "everyone_answers": self.everyone_answers, "answered": list(self.answered),
         }
 
     @classmethod
@@ -578,5 +623,6 @@ class ZGame(ClimbingGame):
             spy_cards=list(data["spy_cards"]), roles=list(data["roles"]),
             stakes=list(data["stakes"]), exchanges=[dict(e) for e in data["exchanges"]],
             declared=list(data["declared"]), leader=data["leader"],
-            lead_by=data.get("lead_by"),
+            lead_by=data.get("lead_by"), everyone_answers=bool(data.get("everyone_answers")),
+            answered=list(data.get("answered") or [d is not None for d in data["declared"]]),
         )

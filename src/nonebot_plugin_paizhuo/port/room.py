@@ -1,0 +1,241 @@
+"""The port's contract: what the chat layer asks of a protocol side, and the neutral
+shapes it asks in.
+
+The table, the engine, the records and the texts speak of a group, a person, a private
+message, a picture, a long text (merged forward) and an @ (``port/message.py``). A
+:class:`Room` is one protocol side's adapter behind that vocabulary: who is speaking and
+where (:class:`Said`), how to send each kind of message and how a send fails (it raises:
+the send scheduler counts any exception, or its own timeout, as a failed send), whether a
+person can be reached privately, the names in a group, the account's groups, which events
+are deliveries of the same message again. No module outside ``port/`` imports a
+protocol's types; a side that is not installed simply has no room.
+
+Room-specific rules live in the rooms' docstrings: OneBot v11 (``onebot.py``), Milky
+(``milky.py``), Satori (``satori.py``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from nonebot.adapters import Adapter, Bot, Event
+
+from .message import Message
+
+QQ_SCOPE = "QQClient"
+"""The identity scope of a person on the QQ client protocols (OneBot v11 on NapCat /
+LLBot / Lagrange, Milky, Satori on LLBot / Chronocat): QQ numbers, the same person on each
+(uninfo calls it ``QQClient`` too). Records kept before scopes were recorded are this
+scope's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A person's message as the chat layer needs it.
+
+    ``account``: the bot account that received it (the QQ number on the QQ sides);
+    ``scope`` and ``user_id``: who said it (identity is the pair); ``group_id``: the group,
+    ``None`` for a private message; ``name``: the sender's group card or nickname (may be
+    empty); ``role``: ``owner`` / ``admin`` / ``member`` in the group (``member`` when the
+    side does not say); ``text``: the plain text; ``mentions``: the persons it @-mentions.
+    """
+
+    room: Room
+    account: str
+    scope: str
+    user_id: str
+    group_id: str | None
+    name: str
+    role: str
+    text: str
+    mentions: tuple[str, ...] = ()
+
+    @property
+    def private(self) -> bool:
+        """A private message (not in a group)."""
+        return self.group_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """What the event gate (``ordering.py``) needs of a message event: ``key`` identifies
+    the message on its side (a side that delivers it again repeats it), ``user`` orders one
+    person's messages, ``mark`` is what a repeat has in common with the first delivery
+    besides its key (a side that restarted may reuse keys)."""
+
+    key: Any
+    user: str
+    mark: tuple[Any, ...]
+
+
+class Outgoing(Protocol):
+    """What a room sends (``messaging.Outgoing``): ``kind`` ``group`` / ``private``,
+    ``target`` (the group or person), ``message``; ``image`` (PNG bytes) or ``forward``
+    (nodes: a :class:`Message` or a picture's PNG bytes) when it is one of those."""
+
+    kind: str
+    target: str
+    message: Message
+    image: bytes | None
+    forward: list[Message | bytes] | None
+
+
+class Room(ABC):
+    """One protocol side behind the port (see the module docstring)."""
+
+    name: ClassVar[str]
+    """``onebot``, ``milky``, ``satori``."""
+    supported_adapter: ClassVar[str]
+    """The adapter's name for ``PluginMetadata.supported_adapters`` (``~onebot.v11`` …)."""
+    bot_class: ClassVar[type[Bot]]
+    group_events: ClassVar[tuple[type[Event], ...]]
+    """The adapter's event classes of a message in a group."""
+    private_events: ClassVar[tuple[type[Event], ...]]
+    """The adapter's event classes of a private message (a temporary session included)."""
+    private_to_strangers: ClassVar[bool] = False
+    """Whether a person who is not a friend of the account can be sent private messages
+    (hands, questions): then nobody is asked to add the bot first."""
+    forward_sender = "牌桌"
+    """The name on each node of a merged forward."""
+    adapter: ClassVar[type[Adapter] | None] = None
+    """The adapter of a side the bot dials (``bot.py`` registers it, gated, when
+    :meth:`configured`); ``None`` for a side that dials the bot (OneBot: its guarded
+    adapter is always registered)."""
+
+    def configured(self) -> bool:
+        """Whether the settings name a side of this kind to dial."""
+        return False
+
+    def owns(self, bot: Bot) -> bool:
+        """Whether ``bot`` is a connection of this side."""
+        return isinstance(bot, self.bot_class)
+
+    def account(self, bot: Bot) -> str:
+        """The account a connection serves (its QQ number on the QQ sides)."""
+        return str(bot.self_id)
+
+    def scope(self, bot: Bot) -> str:
+        """The identity scope of the persons this connection sees."""
+        return QQ_SCOPE
+
+    @abstractmethod
+    def said(self, bot: Bot, event: Event) -> Said | None:
+        """A person's message in a group or in private (``None`` for any other event)."""
+
+    @abstractmethod
+    def where(self, event: Event) -> tuple[str | None, str]:
+        """``(group id or None for a private message, sender)`` of one of this side's
+        message events (the hot path's view: no bot needed)."""
+
+    @abstractmethod
+    def delivery(self, event: Event) -> Delivery | None:
+        """The gate's view of a message event; ``None`` for other events (they pass)."""
+
+    @abstractmethod
+    def mentions(self, message: Any) -> list[str]:
+        """The persons @-mentioned in ``message`` (the adapter's own, e.g. a command's
+        argument), in order; @全体成员 is none."""
+
+    def membership(self, bot: Bot, event: Event) -> tuple[str, str] | None:
+        """``("joined" | "left", group id)`` when ``event`` says the account itself joined
+        or left a group; ``None`` otherwise."""
+        return None
+
+    @abstractmethod
+    async def send(self, bot: Bot, out: Outgoing) -> None:
+        """Send one message (text, picture or merged forward) to a group or a person;
+        returns once the side accepted it. Raises whatever the adapter raises when the
+        side refuses it or cannot be reached."""
+
+    @abstractmethod
+    async def is_friend(self, bot: Bot, user_id: str) -> bool:
+        """Whether ``user_id`` is on the account's friend list. Raises when the side
+        cannot tell."""
+
+    async def reachable(self, bot: Bot, user_id: str) -> bool:
+        """Whether private messages to ``user_id`` can be sent (a friend, or anyone where
+        the side allows temporary sessions)."""
+        return self.private_to_strangers or await self.is_friend(bot, user_id)
+
+    @abstractmethod
+    async def group_ids(self, bot: Bot) -> set[str]:
+        """The groups the account is in. Raises when the side cannot list them."""
+
+    @abstractmethod
+    async def member_name(self, bot: Bot, group_id: str, user_id: str) -> str | None:
+        """A member's group card or nickname (raw, not cleaned); ``None`` when the side
+        does not know them. Raises when the call fails."""
+
+    @abstractmethod
+    async def member_names(self, bot: Bot, group_id: str) -> dict[str, str]:
+        """Every member's group card or nickname (raw). Raises when the call fails."""
+
+
+ROOMS: list[Room] = []
+"""The rooms of the sides whose adapters are installed, in the order they are tried."""
+_by_class: dict[type, Room | None] = {}
+_by_event: dict[type, Room] = {}
+
+
+def register(room: Room) -> None:
+    """Add a side's room (once per side)."""
+    if all(r.name != room.name for r in ROOMS):
+        ROOMS.append(room)
+        _by_class.clear()
+        _by_event.clear()
+
+
+def room_of(bot: Bot) -> Room | None:
+    """The room of ``bot``'s side, ``None`` for a side the port does not serve."""
+    kind = type(bot)
+    if kind not in _by_class:
+        _by_class[kind] = next((r for r in ROOMS if r.owns(bot)), None)
+    return _by_class[kind]
+
+
+def where(event: Event) -> tuple[str | None, str]:
+    """``(group id or None, sender)`` of a person's message on any side with a room.
+    Raises ``TypeError`` for another event."""
+    kind = type(event)
+    room = _by_event.get(kind)
+    if room is None:
+        room = next((r for r in ROOMS if issubclass(kind, r.group_events + r.private_events)),
+                    None)
+        if room is None:
+            raise TypeError(f"{kind.__name__} is not a person's message on a known side")
+        _by_event[kind] = room
+    return room.where(event)
+
+
+def said(bot: Bot, event: Event) -> Said | None:
+    """The neutral view of ``event`` (``None``: no room, or not a person's message)."""
+    room = room_of(bot)
+    return room.said(bot, event) if room is not None else None
+
+
+def account_of(bot: Bot) -> str:
+    """The account ``bot`` serves (its ``self_id`` on a side without a room)."""
+    room = room_of(bot)
+    return room.account(bot) if room is not None else str(bot.self_id)
+
+
+def scope_of(bot: Bot) -> str:
+    """The identity scope of the persons ``bot`` sees (``QQClient`` on a side without a
+    room)."""
+    room = room_of(bot)
+    return room.scope(bot) if room is not None else QQ_SCOPE
+
+
+def is_own(bot: Bot, event: Event) -> bool:
+    """Whether ``event`` is a person's message sent by the bot's own account (echoed
+    back)."""
+    room = room_of(bot)
+    if room is None or not isinstance(event, room.group_events + room.private_events):
+        return False
+    return room.where(event)[1] == room.account(bot)
+
+
+Hook = Callable[[Bot], None]
