@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from ai_support import expected_points, mean_ci
 from support import cards
 
@@ -114,20 +115,23 @@ CIVILIANS_MOVES = [(0, "♥6♣6"), (1, "♠Q♥Q"), (2, "♠A♦A"), (0, "过")
                    (0, "♠4"), (1, "♦6"), (2, "♠8")]
 
 
-def civilians() -> ZGame:
-    """抓特务 3 人: seat 2, the spy (暗), showed itself with ♠A♦A; seats 0 and 1 are the
-    civilians and know it. Seat 0 has just played ♣J (5 cards left); the spy (8 cards)
-    acts after seat 1."""
+def civilians(declared: str = "暗") -> ZGame:
+    """抓特务 3 人: seat 2 is the spy — declared 明 at the start, or 暗 and shown by its
+    ♠A♦A; seats 0 and 1 are the civilians and know it. Seat 0 has just played ♣J (5 cards
+    left); the spy (8 cards) acts after seat 1."""
     game = ZGame.from_hands([cards(h) for h in CIVILIANS_HANDS], ZRules(), leader=0)
-    game.declared = [None, None, "暗"]
+    game.declared = [None, None, declared]
     return played(game, [*CIVILIANS_MOVES, (0, "♣J")])
 
 
-def test_z7_civilian_does_not_cover_its_partner_while_the_spy_holds_many_cards() -> None:
-    """困难 covered the partner's ♣J with ♣A or ♠K in 16 of 20 searches (reported: civilians
-    covering each other — ♥2 by 大王, a straight over a straight — while the declared spy
-    went out on 22, 1010, 8). 普通 already let it stand; now 困难 does too."""
-    game = civilians()
+@pytest.mark.parametrize("declared", ["明", "暗"])
+def test_z7_z9_civilian_does_not_cover_its_partner_while_the_spy_holds_many_cards(
+        declared: str) -> None:
+    """困难 covered the partner's ♣J with ♣A or ♠K in 5 of 6 searches, the spy declared 明
+    or shown by a spy card alike (reported: civilians covering each other — ♥2 by 大王, a
+    straight over a straight — while the 明 spy was in and went out on 22, 1010, 8).
+    普通 already let it stand; now 困难 does too."""
+    game = civilians(declared)
     view = view_of(game, 1)
     assert view.partners == frozenset({0}) and partners_trick(view)
     assert NORMAL.choose(game, 1).kind == "pass"
