@@ -6,7 +6,8 @@ decision, looks for a sure way out from what the seat knows
 hand). Counts the decisions that had one, how many of them the player's move kept
 (:func:`paizhuo_engine.ai.endgame.starts_sure_line`), and the games thrown away that way: a seat
 left such a line and, replayed from there taking it (the others playing as before), would
-have scored more. ``--level`` picks 普通 (default), 困难 or ``old`` (the planner
+have scored more. ``--level`` picks 普通 (default), 困难, 简单 (which looks for no sure way
+out: it passes when following and leads its lowest single) or ``old`` (the planner
 without the endgame rules). Goals: ≥ 99% kept, ≤ 0.5% of games thrown away.
 """
 
@@ -72,7 +73,7 @@ def one_game(args: tuple[str, str, int]) -> tuple[int, int, int]:
         line = sure_line(view, limit=200_000)
         if line:
             found += 1
-            play = None if action.kind == "pass" else _as_play(action)
+            play = None if action.kind == "pass" else _as_play(game, action)
             if starts_sure_line(view, play):
                 kept += 1
             elif seat not in better:
@@ -83,10 +84,13 @@ def one_game(args: tuple[str, str, int]) -> tuple[int, int, int]:
     return found, kept, int(thrown)
 
 
-def _as_play(action):
+def _as_play(game, action):
+    """The action as a packed play; an action without a reading (简单 plays cards as a
+    person does) gets the one the game would judge them as."""
     from paizhuo_engine.movegen import pack_cards
 
-    return (pack_cards(action.cards), action.reading)
+    reading = action.reading if action.reading is not None else game.judge(list(action.cards))
+    return (pack_cards(action.cards), reading)
 
 
 def main() -> None:

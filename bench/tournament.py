@@ -16,6 +16,7 @@ minutes on 2 cores), ``--deals 20`` a quick check.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
@@ -326,6 +327,12 @@ def main() -> None:
                         help="困难: deals per candidate")
     parser.add_argument("--setup-samples", type=int, default=Hard.setup_samples,
                         help="困难: deals per option for bids, burials and 明/暗")
+    parser.add_argument("--save", type=Path,
+                        help="write each deal's figures here (JSON lines), e.g. to compare "
+                             "two checkouts with --paired-with")
+    parser.add_argument("--paired-with", type=Path,
+                        help="a --save file of another run with the same field and deals: "
+                             "print the hero's paired difference (this run − that one)")
     ns = parser.parse_args()
     Hard.samples = ns.samples
     Hard.setup_samples = ns.setup_samples
@@ -347,9 +354,29 @@ def main() -> None:
                 diff_m, diff_ci = mean_ci([r[0] - r[2] for r in rows])
                 cpu = sum(r[4] for r in rows) / max(1, sum(r[5] for r in rows))
                 label = {"today": "今天的托管", "random": "随机合法"}.get(field, field)
+                seeds = range(ns.first, ns.first + ns.deals)
+                if ns.save:
+                    with ns.save.open("a", encoding="utf-8") as out:
+                        for seed, r in zip(seeds, rows, strict=True):
+                            out.write(json.dumps({"game": name, "field": field, "seed": seed,
+                                                  "hero": r[0], "base": r[2]},
+                                                 ensure_ascii=False) + "\n")
                 print(f"| {name} | {label} | {ai_m:+.2f} ± {ai_ci:.2f} | {ai_w:.0%} | "
                       f"{bs_m:+.2f} ± {bs_ci:.2f} | {bs_w:.0%} | {diff_m:+.2f} ± {diff_ci:.2f} | "
                       f"{cpu * 1e3:.2f} ms |  ({time.perf_counter() - t:.0f} s)", flush=True)
+                if ns.paired_with:
+                    other = {}
+                    for line in ns.paired_with.read_text(encoding="utf-8").splitlines():
+                        row = json.loads(line)
+                        if (row["game"], row["field"]) == (name, field):
+                            other[row["seed"]] = row["hero"]
+                    pairs = [r[0] - other[seed] for seed, r in zip(seeds, rows, strict=True)
+                             if seed in other]
+                    if pairs:
+                        m, ci = mean_ci(pairs)
+                        print(f"  paired with {ns.paired_with.name}: {m:+.2f} ± {ci:.2f} "
+                              f"({len(pairs)} deals, {sum(1 for x in pairs if x)} differ)",
+                              flush=True)
 
 
 if __name__ == "__main__":

@@ -163,16 +163,16 @@ _attached: dict[int, set[int]] = {}
 
 
 def attach(sim: ChatSim, players: list[SimPlayer]) -> None:
-    """Feed ``players`` their private messages from ``sim`` (those already sent first) and
-    let them answer the bot's private questions from now on (once per simulator and
-    player)."""
+    """Feed ``players`` their private messages from ``sim`` and let them answer the bot's
+    private questions, from now on (once per simulator and player). A player attached
+    after its hand was sent (a table that deals as the last computer sits down) first
+    reads the private messages it already got."""
     seen = _attached.setdefault(id(sim), set())
     new = [p for p in players if p.user_id not in seen]
     if new:
-        # What the bot already told them (a hand dealt before this call) counts too.
         by_id = {p.user_id: p for p in new}
-        for sent in sim.sent:
-            if sent.kind == "private" and sent.ok and sent.target in by_id:
+        for sent in list(sim.sent):
+            if sent.kind == "private" and sent.target in by_id and sent.ok:
                 by_id[sent.target].learn(sent)
         sim.listeners.append(hand_listener(new, sim))
         seen.update(p.user_id for p in new)

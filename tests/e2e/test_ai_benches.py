@@ -63,3 +63,25 @@ def test_search_tries_lead_match_smallest_size() -> None:
     line = next(x for x in out.splitlines() if x.startswith("手把一 2 人, 1 deals of 普通"))
     seen = [int(n) for n in re.findall(r"\d+", line.split(":", 1)[1])]
     assert seen[0] + seen[2] + seen[3] == seen[1] > 0  # same + same type + other = all leads
+
+
+def test_move_scan_smallest_size() -> None:
+    out = run("bench/move_scan.py", "--games", "2", "--levels", "普通", "--only", "抓特务 4 人",
+              "挖坑 标准", "--jobs", "1", timeout=300)
+    lines = out.splitlines()
+    for game in ("抓特务 4 人", "挖坑 标准"):
+        assert any(line.startswith(f"| {game} | 普通 |") for line in lines)
+    assert any(line.startswith("| 普通 | ") for line in lines)  # 挖坑's burials by bid
+
+
+def test_pimc_baseline_smallest_size(tmp_path) -> None:
+    """The baseline's game is played once and cached: a second run plays only 困难's."""
+    cache = tmp_path / "cache.jsonl"
+    args = ("bench/pimc_baseline.py", "--games", "手把一 2 人", "--deals", "1", "--jobs", "1",
+            "--samples", "1", "--cache", str(cache))
+    out = run(*args, timeout=300)
+    assert any(line.startswith("| 手把一 2 人 | 1 | ") for line in out.splitlines())
+    assert len(cache.read_text(encoding="utf-8").splitlines()) == 2  # one game per seat
+    again = run(*args, timeout=300)
+    assert len(cache.read_text(encoding="utf-8").splitlines()) == 2
+    assert ", 2 games)" in again

@@ -20,6 +20,9 @@ counts (:mod:`paizhuo_engine.movegen`):
   an opponent holds 3 cards or fewer (S-6, the never-played ×2); with 包赔 on and the
   next player down to one card, a single is the seat's highest (S-4, as 普通 plays).
 
+In 抓特务 each seat of a play-out plays by the sides it knows (:func:`known_sides`, Z-9):
+a hidden spy stays hidden until a spy card is played, so what a play shows is paid for.
+
 The choices for a hand are cached by ``(rules, packed hand, play to beat)``, so the many
 rollouts of one decision share the work. :func:`clone` copies a game in its play phase
 without a JSON round trip. Pure and deterministic (no randomness, no clock).
@@ -355,16 +358,45 @@ def apply(game: Any, seat: int, action: Action) -> None:
         game.play_reading(seat, list(action.cards), action.reading)
 
 
-def playout(world: Any, seat: int, action: Action) -> float:
+def known_sides(world: Any) -> list[list[int]]:
+    """For each seat, the sides as that seat knows them (``sides_known_to``, G-6), in the
+    shape :func:`quick_action` takes: its known partners share its number, every other
+    seat has one of its own. So a hidden spy stays hidden in a play-out and a 明 spy does
+    not — the price of declaring (Z-9) is played, not only the doubled stake — and a spy
+    card played shows its side from then on (Z-2)."""
+    players = world.players
+    out = []
+    for seat in range(players):
+        partners, _opponents = world.sides_known_to(seat)
+        out.append([players if t == seat or t in partners else t for t in range(players)])
+    return out
+
+
+def playout(world: Any, seat: int, action: Action,
+            views: list[list[int]] | None = None) -> float:
     """Points of ``seat`` after it takes ``action`` in the fully known ``world`` (changed
-    in place) and :func:`quick_action` plays every seat to the end."""
+    in place) and :func:`quick_action` plays every seat to the end. Where sides may be
+    hidden (抓特务, Z-9) each seat plays by the sides it knows (:func:`known_sides`),
+    updated when a spy card is played: showing who is a spy costs what it costs at the
+    table, and keeping it hidden is worth what it is worth. ``views``: ``known_sides`` of
+    ``world`` before the action, when the caller has it (it plays many actions from one
+    world)."""
+    secret = frozenset(getattr(world, "spy_cards", ()))
     apply(world, seat, action)
-    side = sides(world)
+    if secret:
+        if views is None or secret.intersection(action.cards):
+            views = known_sides(world)
+    else:
+        side = sides(world)
+        views = [side] * world.players
     for _ in range(ROLLOUT_MOVES):
         if world.over:
             break
         s = world.turn
-        apply(world, s, quick_action(world, s, side))
+        act = quick_action(world, s, views[s])
+        apply(world, s, act)
+        if secret and secret.intersection(act.cards):
+            views = known_sides(world)
     if not world.over:
         return 0.0
     return float(world.result["points"][seat])

@@ -12,6 +12,14 @@ same deal by the fast rollout player (:mod:`paizhuo_engine.ai.rollout`) at every
 candidate with the best mean points for the seat is chosen when it beats the planner's
 own choice clearly on the same deals (:func:`_pick`), else the planner's choice stands.
 
+The planner's choice stands without a search when it is a sure way out, when the trick is
+a known partner's and no seat that may be an opponent is about to go out
+(:func:`partners_trick`: a partner's play is not covered), and when it leads a chain no
+opponent can follow (:func:`~paizhuo_engine.ai.strategy.free_chain`: led now or later, it
+keeps the lead — the search would only choose between equals by noise). A play that would
+show both spy cards of a hidden lone spy is no candidate
+(:func:`~paizhuo_engine.ai.strategy.shows_alone`, Z-2 / Z-9).
+
 Everything is drawn from what the seat knows and from ``seed`` — never from the hidden
 cards in the state — so reshuffling the hidden cards (consistently with what the seat saw)
 never changes the decision. Pure and deterministic; the time bound is the caller's
@@ -29,9 +37,9 @@ from ..movegen import Play, pack_cards
 from ..moves import cards_for, generator
 from .endgame import sure_line
 from .inference import Evidence
-from .rollout import clone, playout
+from .rollout import clone, known_sides, playout
 from .simple import PASS, Action
-from .strategy import decide
+from .strategy import decide, free_chain, shows_alone
 from .view import View, view_of
 
 CANDIDATES = 8
@@ -42,6 +50,9 @@ SAMPLE_TRIES = 24
 
 CONFIDENCE = 1.0
 """Standard errors by which another move must beat the planner's choice to be taken."""
+
+ABOUT_TO_GO_OUT = 2
+"""A seat that may be an opponent is about to go out with this many cards or fewer."""
 
 
 def game_from_json(data: dict) -> Any:
@@ -177,6 +188,8 @@ def _candidates(game: Any, seat: int, view: View, first: Action) -> list[Action]
             break
         if view.lead is None and p[1].bomb and len(view.hand) > 4:
             continue
+        if shows_alone(view, p):
+            continue  # Z-9: a hidden lone spy keeps its spy cards apart (see strategy)
         k = (p[1].kind, p[1].size)
         if per_kind.get(k, 0) >= 2:
             continue
@@ -187,6 +200,20 @@ def _candidates(game: Any, seat: int, view: View, first: Action) -> list[Action]
         keys.add(("play", cards))
         out.append(Action("play", cards, p[1]))
     return out
+
+
+def partners_trick(view: View) -> bool:
+    """The play to beat is a known partner's (抓特务 sides the seat knows, Z-2 / Z-9; 挖坑
+    farmers, W-2) who still holds cards, and no seat that may be an opponent holds
+    :data:`ABOUT_TO_GO_OUT` cards or fewer: the partner wins the trick unless this seat
+    covers it, so the search leaves it to 普通 (which lets it stand, or goes out)."""
+    if view.lead is None:
+        return False
+    owner = view.lead[0]
+    if owner not in view.partners or not view.counts[owner]:
+        return False
+    return not any(view.counts[s] <= ABOUT_TO_GO_OUT for s in range(view.players)
+                   if s != view.seat and s not in view.partners and view.counts[s])
 
 
 def _legal(game: Any, seat: int, cards: tuple[int, ...], play: Play) -> bool:
@@ -215,6 +242,11 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
     first = decide(view, protected)
     if sure_line(view):
         return first  # the planner already takes a sure way out
+    if partners_trick(view):
+        return first  # a partner's trick is not covered
+    if view.lead is None and first.reading is not None and free_chain(
+            view, (pack_cards(first.cards), first.reading)):
+        return first  # a chain nobody can follow keeps the lead whenever it is led
     cands = _candidates(game, seat, view, first)
     if len(cands) == 1 or samples <= 0:
         return first
@@ -226,11 +258,12 @@ def search_decide(state: dict, seat: int, seed: int, samples: int = 16,
             break
         world = sample_world(game, seat, random.Random(rng.getrandbits(32)),
                              tries=SAMPLE_TRIES, evidence=evidence)
+        views = known_sides(world) if getattr(world, "spy_cards", None) else None
         points = []
         for action in cands:
             if stop is not None and stop():
                 break
-            points.append(playout(clone(world), seat, action))
+            points.append(playout(clone(world), seat, action, views))
         if len(points) < len(cands):
             break  # out of time: a sample counts only when every candidate played it
         rows.append(points)

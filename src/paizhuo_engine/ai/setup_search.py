@@ -26,7 +26,7 @@ from typing import Any
 
 from .decisions import SCORE_RANKS, choose_bid, choose_bury, choose_declare
 from .inference import Evidence
-from .rollout import ROLLOUT_MOVES, apply, quick_action
+from .rollout import ROLLOUT_MOVES, apply, known_sides, quick_action
 from .search import SAMPLE_TRIES, _pick, deal_unseen, game_from_json
 
 Setup = int | str | tuple[int, ...]
@@ -171,20 +171,6 @@ def take_setup(world: Any, seat: int, option: Setup) -> None:
         world.bury(seat, list(option))  # type: ignore[arg-type]
     else:
         world.declare(seat, str(option))
-
-
-def known_sides(world: Any) -> list[list[int]]:
-    """For each seat, the sides as that seat knows them (``sides_known_to``, G-6), in the
-    shape :func:`~paizhuo_engine.ai.rollout.quick_action` takes: its known partners share
-    its number, every other seat has one of its own. So a hidden spy stays hidden in a
-    play-out and a 明 spy does not — the price of declaring (Z-9) is played, not only the
-    doubled stake."""
-    players = world.players
-    out = []
-    for seat in range(players):
-        partners, _opponents = world.sides_known_to(seat)
-        out.append([players if t == seat or t in partners else t for t in range(players)])
-    return out
 
 
 def finish(world: Any, seat: int) -> float:

@@ -15,6 +15,17 @@
   hand.
 * 手把一: never pass when 把一必拦 forbids it (S-4); when 包赔 watches singles (the next
   player holds one card), play only one's highest single (S-4).
+* **Free chains** — a chain of :data:`LONG_CHAIN` cards or more that no active opponent
+  can follow (too many cards for each of them, or nothing higher among the unseen cards;
+  bombs aside) keeps the lead whenever it is led. It is led first once an opponent is
+  about to go out (it must not be left in hand at the end), and at once while
+  :data:`FREE_CHAIN_KEEP` cards stay in hand after it, unless chains of its type may be
+  shorter than :data:`LONG_CHAIN` cards (it could be broken to follow them); otherwise it is kept (played later it hides how close this seat is
+  to going out, and a long 陕西 连牌 still follows shorter ones).
+* **A hidden lone spy keeps its spy cards apart** (Z-2, Z-9): while the table does not
+  know it is a spy, a play that would show both spy cards at once — who the spy is, and
+  that it plays alone — is not made while :data:`SHOWN_LEFT` cards or more would stay in
+  hand, unless it is a sure way out.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any
 
+from ..cards import rank_of
 from ..movegen import Play, pack_cards, pack_counts, unpack
 from ..moves import cards_for, generator
 from .endgame import NODE_LIMIT, Oracle, headsup_move, sure_line
@@ -32,6 +44,26 @@ from .view import View, view_of
 
 FOLLOW_CANDIDATES = 24
 """Follows examined per decision (cheapest first, at most 3 per type and key)."""
+
+LONG_CHAIN = 5
+"""Cards of a chain (straight, pair chain, triple chain) that is led first when no
+opponent can follow it."""
+
+CHAIN_KINDS = frozenset({"straight", "pair_chain", "triple_chain"})
+"""The chain types (G-3; Z-4, W-4, S-3)."""
+
+FREE_CHAIN_KEEP = 7
+"""A free chain (see the module doc) is led at once when this many cards or more stay in
+hand after it (and chains of its type are never shorter than :data:`LONG_CHAIN` cards);
+with fewer left it is kept while no opponent is about to go out: leading it would show
+the others that this seat is about to go out."""
+
+ABOUT_TO_GO_OUT = 2
+"""An opponent holding this many cards or fewer is about to go out."""
+
+SHOWN_LEFT = 6
+"""A hidden lone spy shows both spy cards at once only with fewer cards than this left
+(or on a sure way out)."""
 
 
 @lru_cache(maxsize=200_000)
@@ -152,6 +184,15 @@ def choose_lead(view: View, sound: bool = True) -> Play:
         options.append((g, play, sure))
     if not options:
         return next(gen.iter_leads(hand))
+    if sound and len(view.secret) >= 2:
+        options = [o for o in options if not shows_alone(view, o[1])] or options
+    if oracle is not None:
+        free = [o for o in options if _free_chain(view, o[1], oracle)]
+        if free and not _end_near(view):
+            free = [o for o in free if len(view.hand) - o[1][1].size >= FREE_CHAIN_KEEP
+                    and not _breaks_short(shape, o[1][1].kind)]
+        if free:
+            return max(free, key=lambda o: (o[1][1].size, -weight[o[0].ranks[0]]))[1]
     danger = [view.counts[s] for s in _active_opponents(view)]
     short = min(danger, default=99)
     if view.single_watch:
@@ -181,6 +222,55 @@ def choose_lead(view: View, sound: bool = True) -> Play:
             return fitting[0][1]
         return max(pool, key=low_key)[1]  # only what they could follow: lead the highest
     return pool[0][1]
+
+
+def shows_alone(view: View, play: Play) -> bool:
+    """Whether ``play`` would show every card of ``view.secret`` (a hidden spy's spy
+    cards: a rank-only play takes them last, G-1, so only when it takes every card of
+    their ranks) when they are two or more — the group would learn who the spy is and
+    that it plays alone (Z-2) — while :data:`SHOWN_LEFT` cards or more stay in hand."""
+    if len(view.secret) < 2 or len(view.hand) - play[1].size < SHOWN_LEFT:
+        return False
+    taken = unpack(play[0])
+    held = unpack(pack_cards(view.hand))
+    return all(taken[rank_of(c)] >= held[rank_of(c)] for c in view.secret)
+
+
+def free_chain(view: View, play: Play) -> bool:
+    """Whether leading ``play`` (packed cards, reading) leads a free chain: one of
+    :data:`LONG_CHAIN` cards or more that no active opponent can follow (see the module
+    doc) — it keeps the lead whenever it is led."""
+    return _free_chain(view, play, Oracle(view))
+
+
+def _end_near(view: View) -> bool:
+    """An active opponent (or a seat of unknown side) is about to go out."""
+    return any(view.counts[s] <= ABOUT_TO_GO_OUT for s in _active_opponents(view))
+
+
+def _breaks_short(shape: GameShape, kind: str) -> bool:
+    """Chains of type ``kind`` may be shorter than :data:`LONG_CHAIN` cards (挖坑 陕西's
+    连牌 of three, W-7; 抓特务's two-pair chains, Z-4): a long one can be broken to follow
+    them."""
+    return any(spec.kind == kind and spec.shortest * spec.width < LONG_CHAIN
+               for spec in shape.chains)
+
+
+def _free_chain(view: View, play: Play, oracle: Oracle) -> bool:
+    """A chain of :data:`LONG_CHAIN` cards or more that no active opponent (nor a seat of
+    unknown side) can follow: each holds fewer cards, or the unseen cards hold no higher
+    chain of its type and size. Bombs are not counted: a bomb may beat it now or later."""
+    reading = play[1]
+    if reading.bomb or reading.kind not in CHAIN_KINDS or reading.size < LONG_CHAIN:
+        return False
+    most = max((view.counts[s] for s in _active_opponents(view)), default=0)
+    if reading.size > most:
+        return True
+    counts = [(oracle.unseen >> (3 * r)) & 7 for r in range(15)]
+    total = sum(counts)
+    same = oracle.gen.family(oracle.unseen, total, counts, reading.kind, reading.size,
+                             reading.key, True)
+    return next(iter(same), None) is None
 
 
 def _feed_partner(view: View, gen: Any, hand: int) -> Play | None:
@@ -249,11 +339,13 @@ def choose_follow(view: View, sound: bool = True) -> Play | None:
     shape = shape_of(view.rules)
     hand = pack_cards(view.hand)
     cands = _candidates(view, hand)
-    if not cands:
-        return None
     for p in cands:
         if p[0] == hand:
             return p  # goes out
+    if sound and len(view.secret) >= 2:
+        cands = [p for p in cands if not shows_alone(view, p)]
+    if not cands:
+        return None
     counts = unpack(hand)
     base = _plan_size(counts, shape)
     weight = shape.weight

@@ -38,7 +38,10 @@ class View:
     * ``known_out`` — packed rank multiset of cards the seat knows are out of play (the
       挖坑 digger's buried cards, W-3);
     * ``played`` — seats that have made a play in this game (public; S-6 doubles the loss
-      of a player who never played).
+      of a player who never played);
+    * ``secret`` — the cards in the seat's hand whose play would show a role the table does
+      not know: a hidden (暗) 抓特务 spy's spy cards, until it declares or plays one (Z-2,
+      Z-9); empty otherwise.
     """
 
     seat: int
@@ -56,6 +59,18 @@ class View:
     single_watch: bool = False
     known_out: int = 0
     played: frozenset[int] = frozenset()
+    secret: tuple[int, ...] = ()
+
+
+def _secret(game: Any, seat: int) -> tuple[int, ...]:
+    """The spy cards ``seat`` holds while its being a spy is hidden (Z-2, Z-9: it did not
+    declare and has played no spy card); ``()`` in the games without spies."""
+    spy_cards = set(getattr(game, "spy_cards", ()))
+    if not spy_cards or seat in game.declared_spies():
+        return ()
+    if any(spy_cards.intersection(cards) for s, cards in game.log if s == seat):
+        return ()
+    return tuple(c for c in game.hands[seat] if c in spy_cards)
 
 
 def view_of(game: Any, seat: int) -> View:
@@ -81,7 +96,8 @@ def view_of(game: Any, seat: int) -> View:
                 hand=tuple(game.hands[seat]), counts=tuple(len(h) for h in game.hands),
                 lead=lead, seen=seen, partners=partners, opponents=opponents,
                 out=tuple(game.out), may_pass=may_pass, next_seat=next_seat,
-                single_watch=watch, known_out=known_out, played=played)
+                single_watch=watch, known_out=known_out, played=played,
+                secret=_secret(game, seat))
 
 
 # ---- 记牌器: what a seat has not seen --------------------------------------------------------
