@@ -345,6 +345,13 @@ _told: dict[str, set[str]] = {}
 the group was told the bot cannot reach privately, until a private message reaches them."""
 
 
+def unreached(account: str | None, user_id: str) -> bool:
+    """Whether the group was told the bot cannot reach ``user_id`` privately (on a side
+    that tells it once) and no private message has reached them since: their timeouts
+    meanwhile do not count towards 托管 (docs/platforms.md「官方 QQ 机器人」)."""
+    return account is not None and user_id in _told.get(account, set())
+
+
 def connection(account: str) -> Bot | None:
     """The connected bot of ``account`` (the account's QQ number on the QQ sides), any
     side but one refused for the account (``accounts.refused``: it is served over another

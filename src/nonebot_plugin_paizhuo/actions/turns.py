@@ -26,7 +26,9 @@ from ..messaging import (
     group,
     private,
     refusal,
+    unreached,
 )
+from ..port import room_of
 from ..tables import (
     PLAYING,
     REGISTRY,
@@ -212,9 +214,16 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
             text = table.adapter.hand(table.engine, table.seats, seat)
             if table.playing and (question := table.adapter.reminder(table.engine, table.seats, seat)):
                 text += "\n" + question
+            room = room_of(bot)
+            acting = (room is not None and room.plays_privately and table.playing
+                      and table.adapter.acting_seat(table.engine) == seat)
+            choices = table.adapter.turn_choices(table.engine, seat) if acting else []
+            if choices and "轮到你" not in text:
+                text += "\n轮到你：" + " / ".join(choices)
             outs.append(private(user_id, text, table.group_id))
             outs[-1].coalesce = "hand-reply"  # a newer one replaces one still waiting
             outs[-1].urgent = seat in acting_seats(table)  # asked to act: goes first
+            outs[-1].choices = choices or None  # buttons where the side has them
     await deliver(bot, outs)
 
 
@@ -273,7 +282,9 @@ async def _due(table: Table) -> list[Outgoing]:
         simple = table.setting("timeout_play") == "简单"
         # A turn the player could not have beaten (要不起) is no timeout towards 托管: there
         # was nothing to decide (G-3 **Decision**).
-        counts = not adapter.cannot_beat(table.engine)
+        # Nor is a turn of a player the bot could not reach privately (the group was told
+        # to have them message the bot): they had no hand to play from.
+        counts = not adapter.cannot_beat(table.engine) and not unreached(table.account, user)
         says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple,
                                   choice=choice)
         table.mark_last_move("超时")
@@ -298,7 +309,8 @@ def warning_text(table: Table, now) -> str:
     user = table.seats[seat].user_id
     simple = user not in table.auto and table.setting("timeout_play") == "简单"
     text = f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}"
-    if user not in table.auto and table.timeouts.get(user, 0) == AUTO_AFTER - 1:
+    if user not in table.auto and table.timeouts.get(user, 0) == AUTO_AFTER - 1 \
+            and not unreached(table.account, user):
         text += "；再超时就进入托管（要不起的轮次不算），之后发任意出牌命令或 /托管 即可取消"
     return text + "。"
 

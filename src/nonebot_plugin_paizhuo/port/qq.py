@@ -94,6 +94,8 @@ REPLIES = 5
 SPENT = frozenset({22009, 304026, 304027, 40034005, 40034031, 40034128})
 """Codes of a reply whose window is spent or expired (bot-docs; the last three as
 clients report them)."""
+EXPIRED = frozenset({304027, 40034005, 40034031, 40034128})
+"""Of those, the codes of a window that lapsed (not one whose replies ran out)."""
 SEQ_TAKEN = 40054005
 PROACTIVE_REFUSED = frozenset({40034102, 40034105})
 CODE_TTL = 600.0
@@ -496,6 +498,10 @@ class QQRoom(Room):
             return True
         if code in SPENT:
             window.used = REPLIES
+            if code in EXPIRED:  # the older windows of the chat have lapsed too
+                for older in self._ledger(kind, chat).windows:
+                    if older.expires <= window.expires:
+                        older.used = REPLIES
             return True
         return False
 
