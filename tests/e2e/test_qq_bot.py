@@ -203,10 +203,13 @@ async def test_a_window_lapsing_and_the_gateway_dropping_mid_game(tmp_path: Path
                                       since=since, timeout=60)
             assert told.at == ["甲"] and "手牌" in told.text
             assert not any(line in told.text for line in hand_lines(sim)["甲"])
-            def timed_out() -> int:
-                return sum(len(re.findall(r"^甲 (?:出 .+|过)［超时］", s.text, re.M))
+            def timed_out() -> int:  # plays made for 甲: turns that count as timeouts (G-3)
+                return sum(len(re.findall(r"^甲 出 .+［超时］", s.text, re.M))
                            for s in group_posts(sim, since=since))
-            await sim.wait_until(lambda: timed_out() >= 2, 60, "two of 甲's turns timed out")
+            def tuoguan_started() -> bool:
+                return any("进入托管" in s.text for s in group_posts(sim, since=since))
+            await sim.wait_until(lambda: timed_out() >= 2 or tuoguan_started(), 90,
+                                 "two of 甲's plays timed out")
             tuoguan = [s for s in group_posts(sim, since=since) if "进入托管" in s.text]
             assert not tuoguan, tuoguan[0].text
             notices = [s for s in sim.sent[since:] if s.kind == "group" and "私聊发不出去" in s.text]
