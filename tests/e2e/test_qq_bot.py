@@ -293,3 +293,25 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
             await sim.wait_for(lambda s: s.kind == "group" and s.ok and re.search(
                 rf"^{owner} (出|过)", s.text, re.M) is not None, since=since, timeout=20)
         no_loss(sim)
+
+
+async def test_a_callback_button_press_is_acknowledged_and_moves_nothing(tmp_path: Path) -> None:
+    """The bot sends only command buttons; a press of a callback button (one another bot's
+    message carried, or an old client) reaches it as an interaction: it is acknowledged
+    (``PUT /interactions``, code 0) so the client stops waiting, and nothing else happens —
+    no message, no move."""
+    async with QQOpenSim() as sim:
+        world(sim, 1, proactive=True)
+        async with running(sim, tmp_path):
+            await Person("甲", sim).link()
+            keyboard = {"content": {"rows": [{"buttons": [{
+                "id": "1", "render_data": {"label": "出 3"},
+                "action": {"type": 1, "data": "出 3", "permission": {"type": 2}}}]}]}}
+            card = Sent("c2c", "甲", sim.app.appid, {"msg_type": 0, "keyboard": keyboard},
+                        "", [], sim.clock.time(), True, id="fake-card")
+            since = sim.mark()
+            pressed = await sim.press("甲", card, "出 3")
+            assert pressed.ok and pressed.interaction is not None
+            await sim.wait_until(lambda: pressed.interaction.acks == [0], 20, "the ack")
+            await asyncio.sleep(0.5)
+            assert sim.sent[since:] == []
