@@ -105,15 +105,20 @@ def no_loss(sim: QQOpenSim) -> None:
     assert not refused, "\n".join(str(s) for s in refused)
 
 
-def report(sim: QQOpenSim, people: list[Person], label: str) -> None:
+def report(sim: QQOpenSim, people: list[Person], label: str, since: int = 0,
+           end: Sent | None = None) -> None:
+    """Print the posts of the game (from send ``since`` to ``end``) per human decision, in
+    the group and in each private chat."""
+    game = sim.sent[since:sim.sent.index(end) + 1 if end is not None else len(sim.sent)]
     decisions = sum(len(p.pressed) + len(p.typed) for p in people)
-    group = len(group_posts(sim))
-    private = {p.key: sum(1 for s in sim.sent if s.kind == "c2c" and s.target == p.key and s.ok)
+    group = [s for s in game if s.kind == "group" and s.ok]
+    private = {p.key: sum(1 for s in game if s.kind == "c2c" and s.target == p.key and s.ok)
                for p in people}
-    print(f"\n[{label}] human decisions {decisions}: group posts {group} "
-          f"({group / max(1, decisions):.2f} per decision), private {private}, "
-          f"taps {[len(p.pressed) for p in people]}, proactive group posts "
-          f"{sum(1 for s in group_posts(sim) if s.proactive)}")
+    print(f"\n[{label}] human decisions {decisions} (taps {[len(p.pressed) for p in people]}): "
+          f"group posts {len(group)} ({len(group) / max(1, decisions):.2f} per decision, "
+          f"{sum(1 for s in group if s.proactive)} unprompted), private {private} "
+          f"({sum(private.values()) / max(1, decisions):.2f} per decision), "
+          f"refused {sum(1 for s in game if not s.ok)}")
 
 
 @pytest.mark.parametrize(("game", "computers"), [("抓特务 四人", 3), ("挖坑", 2), ("手把一 4人", 3)],
@@ -142,7 +147,7 @@ async def test_one_person_and_computers_play_a_whole_game(tmp_path: Path, game: 
                                        since=since, timeout=20)
             assert re.search(r"1\s*局", stats.text), stats.text
         no_loss(sim)
-        report(sim, people, game)
+        report(sim, people, game, mark, end)
     with sqlite3.connect(tmp_path / "bot.db") as db:
         scopes = {row[0] for row in db.execute("SELECT scope FROM player_records")}
         users = {row[0] for row in db.execute("SELECT user_id FROM player_records")
@@ -174,7 +179,7 @@ async def test_four_people_without_proactive_posts(tmp_path: Path) -> None:
             assert all(p.pressed for p in people)
         no_loss(sim)
         assert not any(s.proactive for s in sim.sent if s.kind == "group")
-        report(sim, people, "抓特务 四人, no proactive posts")
+        report(sim, people, "抓特务 四人, no proactive posts", mark, end)
 
 
 async def test_a_window_lapsing_and_the_gateway_dropping_mid_game(tmp_path: Path) -> None:
@@ -230,7 +235,7 @@ async def test_a_window_lapsing_and_the_gateway_dropping_mid_game(tmp_path: Path
             if s.kind == "group":
                 later = sim.sent[sim.sent.index(s) + 1:]
                 assert any(x.ok and x.kind == "group" and s.text in x.text for x in later), s.text
-        report(sim, people, "window lapse + gateway drop")
+        report(sim, people, "window lapse + gateway drop", mark, end)
 
 
 async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: Path) -> None:
