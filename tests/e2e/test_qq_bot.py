@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 pytest.importorskip("nonebot.adapters.qq", reason="nonebot-adapter-qq is not installed")
 pytest.importorskip("httpx", reason="the QQ adapter's HTTP client driver needs httpx")
 
-from qq_support import GROUP, Person, group_posts, running, wait_end  # noqa: E402
+from qq_support import GROUP, Person, bot_for, group_posts, running, wait_end  # noqa: E402
 
 from tools.players import RANKS, ranks_of  # noqa: E402
 from tools.qq_open_sim import QQOpenSim, Sent  # noqa: E402
@@ -320,3 +321,43 @@ async def test_a_callback_button_press_is_acknowledged_and_moves_nothing(tmp_pat
             await sim.wait_until(lambda: pressed.interaction.acks == [0], 20, "the ack")
             await asyncio.sleep(0.5)
             assert sim.sent[since:] == []
+
+
+async def test_a_restart_mid_game_keeps_the_links_and_the_game(tmp_path: Path) -> None:
+    """The bot is killed mid-game and started again: the seat links are kept (the person
+    does not link again), the reply windows are not (the bot's ledger starts empty), so the
+    turn it sends the person privately as it resumes cannot go, and the group is told at
+    once (not when the turn runs out) that the person must message the bot; they do, get
+    their hand and turn back with its buttons, and the game ends with every card accounted
+    for."""
+    async with QQOpenSim() as sim:
+        people = world(sim, 1, proactive=True)
+        jia = people[0]
+        bot = bot_for(sim, tmp_path)
+        await bot.start()
+        try:
+            await sim.wait_ready(timeout=30)
+            mark = await open_table(sim, people, "抓特务 四人", 3)
+            await sim.wait_until(lambda: len(jia.pressed) >= 3, 60, "three taps")
+            jia.active = False
+            await sim.wait_idle(quiet=0.5, timeout=30)
+            bot.kill()
+            t0 = time.monotonic()
+            identified = sim.gateway_count("identify")
+            since = sim.mark()
+            await bot.start()
+            await sim.wait_until(lambda: sim.gateway_count("identify") > identified, 30, "identify")
+            await sim.group_message(GROUP, "甲", "/牌桌")
+            told = await sim.wait_for(lambda s: s.kind == "group" and s.ok and "私聊发不出去" in s.text,
+                                      since=since, timeout=60)
+            assert told.at == ["甲"]
+            assert time.monotonic() - t0 < 30  # at the restart, not when the turn timed out
+            jia.active = True
+            await sim.c2c_message("甲", "/手牌")
+            end = await wait_end(sim, since=mark)
+            assert cards_accounted(sim, end, mark) == DECK
+            assert not any("绑定" in s.text for s in sim.sent[since:])  # not linked again
+            assert len([s for s in sim.sent[since:] if "私聊发不出去" in s.text]) == 1
+        finally:
+            await bot.stop()
+            print(bot.log_text()[-3000:])
