@@ -292,9 +292,11 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
             assert not pressed.ok  # the client refuses: not their chat, not their button
             since = sim.mark()
             await sim.c2c_message(other, button.data)  # typed into their own private chat
+            why = await sim.wait_for(lambda s: s.kind == "c2c" and s.target == other and s.ok,
+                                     since=since, timeout=20)
+            assert "轮到" in why.text, why.text  # refused privately, saying whose turn it is
             await sim.wait_idle(quiet=0.5, timeout=20)
-            moved = [s for s in group_posts(sim, since=since) if re.search(r"^\S+ 出 ", s.text, re.M)]
-            assert not moved, moved[0].text
+            assert group_posts(sim, since=since) == []  # the group saw no move, no refusal
             await sim.press(owner, turn, button.label)
             await sim.wait_for(lambda s: s.kind == "group" and s.ok and re.search(
                 rf"^{owner} (出|过)", s.text, re.M) is not None, since=since, timeout=20)

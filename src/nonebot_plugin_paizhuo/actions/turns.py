@@ -130,22 +130,30 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
-async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None) -> None:
-    """A group game command (``出 <牌>``, ``过``, a bid …) at the group's table."""
+async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None,
+               privately: bool = False) -> None:
+    """A group game command (``出 <牌>``, ``过``, a bid …) at the group's table;
+    ``privately``: sent in the player's private chat (where the side takes moves there,
+    ``Room.plays_privately``), so a refusal is answered there, in full, and the group
+    hears nothing of a move it never saw (G-4)."""
     table = REGISTRY.get(group_id)
     if table is None or not table.playing:
         return
+
+    def answer(text: str) -> Outgoing:
+        return private(user_id, text, group_id) if privately else reply(group_id, user_id, text)
+
     if table.seat_of(user_id) is None:
-        await deliver(bot, [refusal(reply(group_id, user_id, "你不在这桌牌局中。"), user_id)])
+        await deliver(bot, [refusal(answer("你不在这桌牌局中。"), user_id)])
         return
 
     async def change() -> list[Outgoing]:
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.act(table.engine, table.seats, seat, kind, arg),
-            lambda msg: refusal(reply(group_id, user_id, msg), user_id), kind, group_move=True)
+            lambda msg: refusal(answer(msg), user_id), kind, group_move=True)
         return outs or []
 
-    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
+    await run_locked(bot, table, change, answer(NOT_APPLIED))
 
 
 async def answer(bot: Bot, user_id: str, text: str) -> bool:

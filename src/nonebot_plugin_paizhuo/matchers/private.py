@@ -106,6 +106,6 @@ async def _(bot: Bot, event: PrivateEvent) -> None:
         if table is not None and table.playing and table.seat_of(user_id) is not None:
             parsed = table.adapter.parse_command(strip_prefix(event.get_plaintext()))
             if parsed is not None and not (parsed[0] == "play" and not parsed[1]):
-                await turns.move(bot, table.group_id, user_id, *parsed)
+                await turns.move(bot, table.group_id, user_id, *parsed, privately=True)
                 return
     await deliver(bot, [chatter(private(user_id, "出牌、过和叫分请在群里发送，大家才看得到。"))])
