@@ -120,6 +120,8 @@ class Window:
     used: int = 0
 
     def open(self, now: float) -> bool:
+        """Whether a reply at ``now`` (monotonic seconds) is within the window, as far as
+        the bot knows (the platform's refusal says otherwise)."""
         return self.used < REPLIES and now < self.expires
 
 
@@ -133,6 +135,7 @@ class Ledger:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def slot(self, now: float) -> Window | None:
+        """The newest window still open at ``now`` (the closed ones are dropped)."""
         self.windows = [w for w in self.windows if w.open(now)]
         return self.windows[-1] if self.windows else None
 
@@ -151,6 +154,7 @@ class Links:
         self.loaded = False
 
     def load(self) -> None:
+        """Read the links once (a missing or unreadable file: none; logged)."""
         if self.loaded:
             return
         self.loaded = True
@@ -166,6 +170,8 @@ class Links:
         self.seat = dict(data.get("seat", {}))
 
     def link(self, member: str, user: str) -> None:
+        """Link the seat ``member`` to the private chat ``user`` (saved at once; a failed
+        save is logged and the link holds until a restart)."""
         self.load()
         self.private[member] = user
         self.seat[user] = member
@@ -179,10 +185,12 @@ class Links:
                 logger.warning(f"牌桌: 私聊绑定没有存下（{err!r}），重启后要重新绑定")
 
     def seat_of(self, user: str) -> str:
+        """The seat a private message from ``user`` speaks for (``user`` when unlinked)."""
         self.load()
         return self.seat.get(user, user)
 
     def user_of(self, member: str) -> str | None:
+        """The private chat linked to the seat ``member`` (``None``: not linked)."""
         self.load()
         return self.private.get(member)
 
