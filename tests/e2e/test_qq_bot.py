@@ -290,6 +290,9 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
             button = turn.buttons()[0]
             pressed = await sim.press(other, turn, button.label)
             assert not pressed.ok  # the client refuses: not their chat, not their button
+            await sim.wait_for(lambda s: s.kind == "group" and s.ok and "轮到 " in s.text,
+                               since=mark, timeout=20)  # the group's post of that turn too
+            await sim.wait_idle(quiet=0.5, timeout=20)
             since = sim.mark()
             await sim.c2c_message(other, button.data)  # typed into their own private chat
             why = await sim.wait_for(lambda s: s.kind == "c2c" and s.target == other and s.ok,
