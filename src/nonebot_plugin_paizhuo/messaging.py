@@ -92,6 +92,10 @@ class Outgoing:
     and not before the group's next ``release`` message (G-4)."""
     release: bool = False
     """A group message after which held failure notices of hidden messages may be told."""
+    choices: list[str] | None = None
+    """A private message's commands worth sending now (the plays worth making, 过): a side
+    with buttons offers them as buttons only this person may press (the official bot);
+    the others ignore them, the text says the same."""
     prompt: bool = False
     """A group message that is only a turn prompt (``轮到 …``), see ``runs.assemble``."""
     hand_of: int | None = None
@@ -122,7 +126,8 @@ class Outgoing:
             return None
         return Outgoing(self.kind, self.target, self.message, self.group_id, self.coalesce,
                         self.refusal_of, urgent=self.urgent, chatter=self.chatter,
-                        hidden=self.hidden, release=self.release, parts=self.parts)
+                        hidden=self.hidden, release=self.release, parts=self.parts,
+                        choices=self.choices)
 
 
 def group(group_id: str, message: Message | str, release: bool = False) -> Outgoing:
@@ -137,10 +142,11 @@ def private(user_id: str, message: Message | str, group_id: str | None = None,
     return Outgoing("private", user_id, plain(message), group_id, hidden=hidden)
 
 
-def private_failed_notice(user_id: str) -> Message:
-    """The group notice for a private message that could not be delivered."""
+def private_failed_notice(user_id: str, text: str | None = None) -> Message:
+    """The group notice for a private message that could not be delivered (``text``: the
+    side's own, ``Room.unreachable_text``)."""
     return MessageSegment.at(user_id) + MessageSegment.text(
-        " 私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。")
+        " " + (text or "私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。"))
 
 
 def hidden_failed_notice() -> Message:
@@ -194,10 +200,12 @@ def merge(outs: list[Outgoing]) -> list[Outgoing]:
             first.parts.append(out)
             first.hidden = first.hidden and out.hidden
             first.release = first.release or out.release
+            first.choices = out.choices or first.choices
         else:
             merged[key] = Outgoing(out.kind, out.target, Message(out.message), out.group_id,
                                    out.coalesce, urgent=out.urgent, chatter=out.chatter,
-                                   hidden=out.hidden, release=out.release, parts=[out])
+                                   hidden=out.hidden, release=out.release, parts=[out],
+                                   choices=out.choices)
     return list(merged.values())
 
 
@@ -320,8 +328,28 @@ def _give_up(self_id: str, out: Outgoing) -> Outgoing | None:
         _held.setdefault(self_id, set()).add(out.group_id)
         return None
     if out.kind == "private" and out.group_id:
-        return Outgoing("group", out.group_id, private_failed_notice(out.target))
+        bot = connection(self_id) or _bots.get(self_id)
+        room = room_of(bot) if bot is not None else None
+        if room is not None and room.tell_unreachable_once:
+            told = _told.setdefault(self_id, set())
+            if out.target in told:
+                return None
+            told.add(out.target)
+        return Outgoing("group", out.group_id, private_failed_notice(
+            out.target, room.unreachable_text() if room is not None else None))
     return None
+
+
+_told: dict[str, set[str]] = {}
+"""Per account, on a side that tells it once (``Room.tell_unreachable_once``): the persons
+the group was told the bot cannot reach privately, until a private message reaches them."""
+
+
+def unreached(account: str | None, user_id: str) -> bool:
+    """Whether the group was told the bot cannot reach ``user_id`` privately (on a side
+    that tells it once) and no private message has reached them since: their timeouts
+    meanwhile do not count towards 托管 (docs/platforms.md「官方 QQ 机器人」)."""
+    return account is not None and user_id in _told.get(account, set())
 
 
 def connection(account: str) -> Bot | None:
@@ -346,6 +374,9 @@ async def _send_one(account: str, out: Outgoing) -> None:
     assert room is not None, f"no room for {type(bot).__name__}"
     await room.send(bot, out)
     if out.kind != "group":
+        told = _told.get(account)
+        if told:
+            told.discard(out.target)
         return
     released = _released.setdefault(account, set())
     if out.release:
@@ -545,5 +576,6 @@ async def stop_queues() -> None:
     _bots.clear()
     _held.clear()
     _released.clear()
+    _told.clear()
     _limiter = None
     reset_refusals()

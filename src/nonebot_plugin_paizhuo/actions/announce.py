@@ -38,7 +38,7 @@ from .basics import (
     seat_list,
     with_time_left,
 )
-from .commit import mark_announced
+from .commit import _private_turn, mark_announced
 from .deadlines import _timer_due, resume_deferred
 from .seating import between_games_status
 
@@ -91,7 +91,13 @@ async def announce_resumed(bot: Bot) -> None:
                 continue
             msg = plain("机器人已重启，牌局继续：\n") + with_time_left(
                 table, _at_actor_only(table, table.adapter.table(table.engine, table.seats)))
-        await deliver(bot, [group(group_id, msg)])
+            outs = [group(group_id, msg)]
+            seat = table.adapter.acting_seat(table.engine)
+            if seat is not None and table.seats[seat].user_id not in table.auto:
+                # Where players act in private chat, the player to act gets their turn
+                # there again (or, unreachable, the group is told so at once).
+                _private_turn(table, outs, seat)
+        await deliver(bot, outs)
 
 
 async def _announces(bot: Bot, group_id: str, owners: dict[str, str | None]) -> bool:

@@ -59,9 +59,11 @@ async def can_message_privately(bot: Bot, user_id: str) -> bool:
         return False
 
 
-def not_friend_text() -> str:
-    """Reply for a player the bot cannot message privately."""
-    return "机器人需要私聊给你发牌：请先加机器人为好友，再来入座。"
+def not_friend_text(bot: Bot | None = None) -> str:
+    """Reply for a player the bot cannot message privately (the side's own words,
+    ``Room.join_text``)."""
+    room = room_of(bot) if bot is not None else None
+    return room.join_text() if room is not None else "机器人需要私聊给你发牌：请先加机器人为好友，再来入座。"
 
 
 def capacity(table: Table) -> int:

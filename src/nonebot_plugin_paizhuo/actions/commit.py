@@ -31,6 +31,7 @@ from .. import ordering
 from ..games.base import Say, is_computer
 from ..messaging import (
     Outgoing,
+    connection,
     group,
     media_blocked,
     plain,
@@ -44,6 +45,7 @@ from ..pictures import (
     table_picture,
     take_later,
 )
+from ..port import room_of
 from ..runs import assemble, dump_outs, in_tuoguan, load_outs
 from ..tables import (
     REGISTRY,
@@ -249,7 +251,37 @@ def _post(table: Table, last: list[Outgoing]) -> list[Outgoing]:
             if out.hand_of is not None and table.engine.hands[out.hand_of]:
                 out.message = plain(table.adapter.hand_update(table.engine, table.seats,
                                                               out.hand_of))
+        if acting is not None and table.seats[acting].user_id not in table.auto:
+            _private_turn(table, outs, acting)
     return outs
+
+
+def _private_turn(table: Table, outs: list[Outgoing], seat: int) -> None:
+    """On a side where players act in private chat (``Room.plays_privately``: the official
+    bot), the person to play gets their hand with the turn and the plays worth making as
+    choices (the hints, then 过 when passing is allowed), in the private message the post
+    carries or a new one. Only the player to act gets it, when the group's prompt names
+    them: it tells nothing the group does not see (G-4)."""
+    user = table.seats[seat].user_id
+    if is_computer(user) or table.engine is None:
+        return
+    bot = connection(table.account) if table.account is not None else None
+    room = room_of(bot) if bot is not None else None
+    if room is None or not room.plays_privately:
+        return
+    adapter, game = table.adapter, table.engine
+    choices = adapter.turn_choices(game, seat)
+    lines = adapter.hand_update(game, table.seats, seat)
+    if getattr(game, "phase", "play") != "play" and choices:
+        lines += "\n轮到你：" + " / ".join(choices)
+    text = plain(lines)
+    for out in outs:
+        if out.kind == "private" and out.target == user and out.hand_of == seat:
+            out.message, out.choices, out.urgent = text, choices, True
+            return
+    out = private(user, text, table.group_id)
+    out.coalesce, out.hand_of, out.urgent, out.choices = "hand", seat, True, choices
+    outs.append(out)
 
 
 async def _commit(table: Table, outs: list[Outgoing], keep_deadline: bool = False,

@@ -97,7 +97,7 @@ async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str
         await deliver(bot, [reply(group_id, user_id, f"本群{adapter.name}最多 {limit} 人（/规则 {adapter.name} 人数上限）。")])
         return
     if not await can_message_privately(bot, user_id):
-        await deliver(bot, [reply(group_id, user_id, not_friend_text())])
+        await deliver(bot, [reply(group_id, user_id, not_friend_text(bot))])
         return
     async with REGISTRY.guard:
         existing = REGISTRY.get(group_id)
@@ -181,7 +181,7 @@ async def join_table(bot: Bot, group_id: str, user_id: str, name: str) -> None:
         await deliver(bot, [reply(group_id, user_id, full_text(table))])
         return
     if not await can_message_privately(bot, user_id):
-        await deliver(bot, [reply(group_id, user_id, not_friend_text())])
+        await deliver(bot, [reply(group_id, user_id, not_friend_text(bot))])
         return
 
     async def change() -> list[Outgoing]:

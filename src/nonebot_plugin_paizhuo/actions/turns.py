@@ -26,7 +26,9 @@ from ..messaging import (
     group,
     private,
     refusal,
+    unreached,
 )
+from ..port import room_of
 from ..tables import (
     PLAYING,
     REGISTRY,
@@ -128,22 +130,30 @@ async def toggle_auto(bot: Bot, group_id: str, user_id: str) -> None:
     await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
 
 
-async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None) -> None:
-    """A group game command (``出 <牌>``, ``过``, a bid …) at the group's table."""
+async def move(bot: Bot, group_id: str, user_id: str, kind: str, arg: str | None,
+               privately: bool = False) -> None:
+    """A group game command (``出 <牌>``, ``过``, a bid …) at the group's table;
+    ``privately``: sent in the player's private chat (where the side takes moves there,
+    ``Room.plays_privately``), so a refusal is answered there, in full, and the group
+    hears nothing of a move it never saw (G-4)."""
     table = REGISTRY.get(group_id)
     if table is None or not table.playing:
         return
+
+    def answer(text: str) -> Outgoing:
+        return private(user_id, text, group_id) if privately else reply(group_id, user_id, text)
+
     if table.seat_of(user_id) is None:
-        await deliver(bot, [refusal(reply(group_id, user_id, "你不在这桌牌局中。"), user_id)])
+        await deliver(bot, [refusal(answer("你不在这桌牌局中。"), user_id)])
         return
 
     async def change() -> list[Outgoing]:
         outs = await _apply(
             table, user_id, lambda seat: table.adapter.act(table.engine, table.seats, seat, kind, arg),
-            lambda msg: refusal(reply(group_id, user_id, msg), user_id), kind, group_move=True)
+            lambda msg: refusal(answer(msg), user_id), kind, group_move=True)
         return outs or []
 
-    await run_locked(bot, table, change, reply(group_id, user_id, NOT_APPLIED))
+    await run_locked(bot, table, change, answer(NOT_APPLIED))
 
 
 async def answer(bot: Bot, user_id: str, text: str) -> bool:
@@ -212,9 +222,16 @@ async def resend_hand(bot: Bot, user_id: str, group_id: str | None) -> None:
             text = table.adapter.hand(table.engine, table.seats, seat)
             if table.playing and (question := table.adapter.reminder(table.engine, table.seats, seat)):
                 text += "\n" + question
+            room = room_of(bot)
+            acting = (room is not None and room.plays_privately and table.playing
+                      and table.adapter.acting_seat(table.engine) == seat)
+            choices = table.adapter.turn_choices(table.engine, seat) if acting else []
+            if choices and "轮到你" not in text:
+                text += "\n轮到你：" + " / ".join(choices)
             outs.append(private(user_id, text, table.group_id))
             outs[-1].coalesce = "hand-reply"  # a newer one replaces one still waiting
             outs[-1].urgent = seat in acting_seats(table)  # asked to act: goes first
+            outs[-1].choices = choices or None  # buttons where the side has them
     await deliver(bot, outs)
 
 
@@ -273,7 +290,9 @@ async def _due(table: Table) -> list[Outgoing]:
         simple = table.setting("timeout_play") == "简单"
         # A turn the player could not have beaten (要不起) is no timeout towards 托管: there
         # was nothing to decide (G-3 **Decision**).
-        counts = not adapter.cannot_beat(table.engine)
+        # Nor is a turn of a player the bot could not reach privately (the group was told
+        # to have them message the bot): they had no hand to play from.
+        counts = not adapter.cannot_beat(table.engine) and not unreached(table.account, user)
         says += adapter.auto_move(table.engine, table.seats, seat, "超时", simple=simple,
                                   choice=choice)
         table.mark_last_move("超时")
@@ -298,7 +317,8 @@ def warning_text(table: Table, now) -> str:
     user = table.seats[seat].user_id
     simple = user not in table.auto and table.setting("timeout_play") == "简单"
     text = f"还剩 {left} 秒，超时机器人将{table.adapter.timeout_words(table.engine, simple)}"
-    if user not in table.auto and table.timeouts.get(user, 0) == AUTO_AFTER - 1:
+    if user not in table.auto and table.timeouts.get(user, 0) == AUTO_AFTER - 1 \
+            and not unreached(table.account, user):
         text += "；再超时就进入托管（要不起的轮次不算），之后发任意出牌命令或 /托管 即可取消"
     return text + "。"
 

@@ -190,6 +190,11 @@ class GameAdapter(ABC):
         """提示 lines for ``seat`` at its turn (``出 …``); ``[]`` when nothing beats."""
         return []
 
+    def turn_choices(self, game: Any, seat: int) -> list[str]:
+        """The commands worth sending at ``seat``'s turn, each ready to send (offered as
+        buttons where the side has them): ``[]`` when the game offers none."""
+        return []
+
     @abstractmethod
     def hand(self, game: Any, seats: list[SeatView], seat: int) -> str:
         """Private message: the seat's hand and role (G-1 notation)."""

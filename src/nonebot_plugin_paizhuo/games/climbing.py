@@ -46,7 +46,7 @@ def at(user_id: str) -> MessageSegment:
     """An @-mention of ``user_id`` (a computer player's name as plain text)."""
     if is_computer(user_id):
         return MessageSegment.text(computer_name(user_id))
-    return MessageSegment.at(int(user_id))
+    return MessageSegment.at(user_id)
 
 
 def signed(n: int) -> str:
@@ -178,6 +178,16 @@ class ClimbingAdapter(GameAdapter):
             name = f" {action.reading.name}" if action.reading and len(action.cards) > 1 else ""
             lines.append(f"出 {cards.replace(' ', '')}{name}")
         return lines
+
+    def turn_choices(self, game: ClimbingGame, seat: int) -> list[str]:
+        """At ``seat``'s turn to play: 提示's plays (the suggested one first), then ``过``
+        when passing is allowed (following, and no rule forbids it: S-4 把一必拦)."""
+        if game.phase != "play" or game.turn != seat:
+            return []
+        choices = self.hints(game, seat)
+        if self.is_following(game) and self.pass_hint(game) is None:
+            choices.append("过")
+        return choices
 
     def is_over(self, game: ClimbingGame) -> bool:
         return game.over

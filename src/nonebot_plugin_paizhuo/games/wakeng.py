@@ -150,6 +150,14 @@ class WakengAdapter(ClimbingAdapter):
         return plain("轮到 ") + at(seats[game.bidder].user_id) + MessageSegment.text(
             f" 叫分：{options}（{current}）{self.time_note(game, seats, game.bidder)}")
 
+    def turn_choices(self, game: WGame, seat: int) -> list[str]:
+        """W-2: the bidder's options (``叫 1`` … ``不叫``) while bidding; then as in play."""
+        if game.phase == "bid":
+            if game.bidder != seat:
+                return []
+            return ["不叫" if b == 0 else f"叫 {b}" for b in game.bid_options(seat)]
+        return super().turn_choices(game, seat)
+
     def timeout_words(self, game: WGame, simple: bool) -> str:
         """W-2: a bidder who runs out of time does not bid, or bids the least they must."""
         if game.phase == "bid":

@@ -1,5 +1,7 @@
-"""The event gate (``ordering.py``: each message once, one person's messages in order) and
-the event scope (``scope.py``) on the sides the bot dials — Milky and Satori — whose
+"""The event gate (``ordering.py``: each message once, one person's messages in order), the
+room's own events (``Room.intercept``: the official bot's linking and button
+acknowledgements) and the event scope (``scope.py``) on the sides the bot dials — Milky,
+Satori and the official QQ bot — whose
 adapters make a task per event themselves (``asyncio.create_task(bot.handle_event(event))``
 in their receive loops) and de-duplicate nothing.
 
@@ -60,7 +62,7 @@ def gate_bot(bot: Bot) -> None:
 
     def gated_handle(event: Any) -> Any:
         if getattr(bot, WAITING, False) or not ordering.GATE.first_delivery(
-                account, event, room.delivery):
+                account, event, room.delivery) or room.intercept(bot, event):
             return dropped()
         run = handle(event)
         if fast_dispatch():

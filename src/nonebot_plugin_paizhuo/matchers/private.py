@@ -16,7 +16,8 @@ from ..actions import turns
 from ..games import GAMES
 from ..internals import dispatch
 from ..messaging import chatter, deliver, private
-from ..port import GroupEvent, PrivateEvent, where
+from ..port import GroupEvent, PrivateEvent, room_of, where
+from ..tables import REGISTRY
 from .play import parse_move, strip_prefix
 
 
@@ -98,4 +99,13 @@ async def _(bot: Bot, event: PrivateEvent) -> None:
 
 @private_move.handle()
 async def _(bot: Bot, event: PrivateEvent) -> None:
-    await deliver(bot, [chatter(private(where(event)[1], "出牌、过和叫分请在群里发送，大家才看得到。"))])
+    user_id = where(event)[1]
+    room = room_of(bot)
+    if room is not None and room.plays_privately:
+        table = REGISTRY.table_of_user(user_id)
+        if table is not None and table.playing and table.seat_of(user_id) is not None:
+            parsed = table.adapter.parse_command(strip_prefix(event.get_plaintext()))
+            if parsed is not None and not (parsed[0] == "play" and not parsed[1]):
+                await turns.move(bot, table.group_id, user_id, *parsed, privately=True)
+                return
+    await deliver(bot, [chatter(private(user_id, "出牌、过和叫分请在群里发送，大家才看得到。"))])

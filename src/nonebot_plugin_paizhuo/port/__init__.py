@@ -9,7 +9,8 @@ in its own module with its rules in the docstring:
 
 * :mod:`.onebot` — OneBot v11 (NapCat, LLBot, Lagrange V1), the side that dials the bot;
 * :mod:`.milky` — Milky (Lagrange.Milky, LLBot), the bot dials it;
-* :mod:`.satori` — Satori (LLBot, Chronocat), the bot dials it.
+* :mod:`.satori` — Satori (LLBot, Chronocat), the bot dials it;
+* :mod:`.qq` — the official QQ bot (QQ 开放平台), the bot dials Tencent's gateway.
 
 A side whose adapter is not installed has no room. The event classes the matchers take
 (:data:`GroupEvent`, :data:`PrivateEvent`, :data:`AnyMessageEvent`) are the unions of the
@@ -58,6 +59,10 @@ with contextlib.suppress(ImportError):
     from .satori import SatoriRoom
 
     register(SatoriRoom())
+with contextlib.suppress(ImportError):
+    from .qq import QQRoom
+
+    register(QQRoom())
 
 _group = tuple(c for room in ROOMS for c in room.group_events)
 _private = tuple(c for room in ROOMS for c in room.private_events)

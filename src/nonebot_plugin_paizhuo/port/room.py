@@ -200,6 +200,32 @@ class Room(ABC):
         """The persons @-mentioned in ``message`` (the adapter's own, e.g. a command's
         argument), in order; @全体成员 is none."""
 
+    def intercept(self, bot: Bot, event: Event) -> bool:
+        """Called first for every event of this side (by the gated adapter,
+        ``internals/gated.py``): ``True`` when the event is the side's own business, handled
+        here (the official bot: linking a seat to its private chat, a button's
+        acknowledgement) and never seen by the chat layer."""
+        return False
+
+    def unreachable_text(self) -> str:
+        """The group's notice, after the @ of the player, when a private message to them
+        could not be delivered (never what it said)."""
+        return "私聊消息发送失败：请先加机器人为好友，再发送 /手牌 取回手牌和待答的问题。"
+
+    def join_text(self) -> str:
+        """The reply to someone who cannot be sent private messages and wants a seat."""
+        return "机器人需要私聊给你发牌：请先加机器人为好友，再来入座。"
+
+    plays_privately: ClassVar[bool] = False
+    """Whether a seated player's own moves (``出``, ``过``, a bid) are taken in private chat
+    too, as if said in their table's group (the official bot, where the private chat is
+    where the player's hand and buttons are; elsewhere moves are said in the group, where
+    everyone sees them)."""
+    tell_unreachable_once: ClassVar[bool] = False
+    """Whether a player the bot cannot reach privately is told so in the group only once
+    until a private message reaches them again (where every further private send would
+    fail the same way until the player acts: the official bot's reply windows)."""
+
     def membership(self, bot: Bot, event: Event) -> tuple[str, str] | None:
         """``("joined" | "left", group id)`` when ``event`` says the account itself joined
         or left a group; ``None`` otherwise."""
