@@ -49,13 +49,14 @@ __plugin_meta__ = PluginMetadata(
     type="application",
     homepage=None,
     config=Config,
-    supported_adapters={"~onebot.v11", "~milky", "~satori"},
+    supported_adapters={"~onebot.v11", "~milky", "~satori", "~qq"},
     extra={"version": __version__, "license": "MIT"},
 )
 """The plugin's metadata, as NoneBot's plugin store reads it (``tests/e2e/test_install.py``
 loads the built wheel the way the store's load test does). ``usage`` spells the command
 words as ``PAIZHUO_BARE_COMMANDS`` has them at start-up; ``supported_adapters`` names the
-sides the tests run through (OneBot v11, Milky, Satori). ``homepage`` is ``None`` until the project has
+sides the tests run through (OneBot v11, Milky, Satori, the official QQ bot: its adapter
+comes with the ``qq`` extra). ``homepage`` is ``None`` until the project has
 a public page (README「装进已有的 NoneBot 机器人」says so); the store requires one."""
 
 warn_old_names()

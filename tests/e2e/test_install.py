@@ -150,7 +150,7 @@ def assert_store_accepts(status: int, output: str, found: dict | None) -> None:
     assert found["type"] in STORE_TYPES
     assert found["name"] and len(found["name"]) <= NAME_MAX
     assert found["desc"] and found["usage"]
-    assert found["supported_adapters"] == ["~milky", "~onebot.v11", "~satori"]  # the sides tested
+    assert found["supported_adapters"] == ["~milky", "~onebot.v11", "~qq", "~satori"]  # the sides tested
     assert found["homepage"] is None  # the project has no public page yet (README says so)
     assert "ERROR" not in output, output[-3000:]
 

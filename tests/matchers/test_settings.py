@@ -107,8 +107,20 @@ def test_plugin_metadata_is_complete() -> None:
     meta = plugin.metadata
     assert meta.name == "牌桌" and meta.type == "application"
     assert meta.config is Config
-    assert meta.supported_adapters == {"~onebot.v11", "~milky", "~satori"}
+    assert meta.supported_adapters == {"~onebot.v11", "~milky", "~satori", "~qq"}
     assert meta.usage.startswith("/帮助 ")  # the suite answers every word bare
+
+
+def test_every_installed_side_names_itself_for_the_status_line() -> None:
+    """``/牌桌 状态`` says which side the account is on: every room has a title (the
+    official QQ bot's included, when its adapter is installed)."""
+    from nonebot_plugin_paizhuo.port import ROOMS
+
+    titles = {room.name: room.title for room in ROOMS}
+    assert {"onebot", "milky", "satori"} <= set(titles)
+    assert all(isinstance(t, str) and t for t in titles.values()), titles
+    if "qq" in titles:
+        assert titles["qq"] == "QQ 官方机器人"
 
 
 def test_usage_follows_the_bare_command_words() -> None:

@@ -223,6 +223,7 @@ class QQRoom(Room):
     """The official QQ bot (see the module docstring)."""
 
     name = "qq"
+    title = "QQ 官方机器人"
     supported_adapter = "~qq"
     bot_class = Bot
     group_events = (GroupMessageCreateEvent,)

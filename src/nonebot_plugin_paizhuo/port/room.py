@@ -142,7 +142,8 @@ class Room(ABC):
     name: ClassVar[str]
     """``onebot``, ``milky``, ``satori``."""
     title: ClassVar[str]
-    """The side's name for people (``/牌桌 状态``): ``OneBot v11``, ``Milky``, ``Satori``."""
+    """The side's name for people (``/牌桌 状态``): ``OneBot v11``, ``Milky``, ``Satori``,
+    ``QQ 官方机器人``."""
     supported_adapter: ClassVar[str]
     """The adapter's name for ``PluginMetadata.supported_adapters`` (``~onebot.v11`` …)."""
     bot_class: ClassVar[type[Bot]]
