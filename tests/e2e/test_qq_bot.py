@@ -61,6 +61,8 @@ def hand_lines(sim: QQOpenSim) -> dict[str, list[str]]:
     dealt: dict[str, list[str]] = {}
     for s in sim.sent:
         if s.kind == "c2c" and s.ok and s.target not in dealt and "你的手牌" in s.text:
+            # the hand says how this side plays: buttons in private, not "in the group"
+            assert "出牌请在群里发" not in s.text and "按钮" in s.text, s.text
             dealt[s.target] = [ln for ln in s.text.splitlines() if len(ranks_of(ln)) >= 6]
     return dealt
 

@@ -21,6 +21,10 @@ from ..port import Message
 from ..render import SettlementView
 from .choice import Choice
 
+HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
+"""The hand's last line: how to play (a side where players act privately says it its own
+way: ``port/qq.py``)."""
+
 
 class UsageError(ValueError):
     """A command's arguments are wrong; ``str(err)`` is the Chinese reply."""

@@ -19,14 +19,13 @@ from ..messaging import plain
 from ..port import Message
 from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
-from .base import Say, SeatShown, SeatView, UsageError
+from .base import HOW_TO_PLAY, Say, SeatShown, SeatView, UsageError
 from .climbing import ClimbingAdapter, signed
 
 RESULT_TEXT = {"win": "胜", "draw": "平", "loss": "负"}
 
 SIZE_RE = re.compile(r"^([2-6二三四五六两])\s*人?$")
 CN = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6}
-HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
 
 
 class ShoubayiAdapter(ClimbingAdapter):

@@ -32,7 +32,7 @@ from ..messaging import plain
 from ..port import Message, MessageSegment
 from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
-from .base import Say, SeatShown, SeatView, UsageError
+from .base import HOW_TO_PLAY, Say, SeatShown, SeatView, UsageError
 from .choice import Choice, searched_setup
 from .climbing import ClimbingAdapter, at, is_card_text, signed
 
@@ -41,7 +41,6 @@ NO_BID = {"不叫", "不叫了", "不叫分", "pass叫"}
 CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
 BID_USAGE = "叫分请写：叫 1 / 叫 2 / 叫 3 / 不叫"
 RESULT_TEXT = {"win": "胜", "loss": "负"}
-HOW_TO_PLAY = "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过"
 
 
 class WakengAdapter(ClimbingAdapter):

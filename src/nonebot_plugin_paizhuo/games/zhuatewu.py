@@ -33,7 +33,7 @@ from ..messaging import plain
 from ..port import Message
 from ..render import SettlementView, SettleRow
 from ..shared_settings import with_shared
-from .base import Say, SeatShown, SeatView, UsageError
+from .base import HOW_TO_PLAY, Say, SeatShown, SeatView, UsageError
 from .choice import Choice, searched_setup
 from .climbing import ClimbingAdapter, is_card_text, signed
 
@@ -98,7 +98,7 @@ class ZhuatewuAdapter(ClimbingAdapter):
 
     def hand(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
         return self.hand_text(game, "抓特务", self._role_line(game, seat), seat,
-                              "出牌请在群里发：出 <牌>，例如 出 33；不要请发：过")
+                              HOW_TO_PLAY)
 
     def reminder(self, game: ZGame, seats: list[SeatView], seat: int) -> str:
         if game.phase == "tribute" and game.next_return(seat):

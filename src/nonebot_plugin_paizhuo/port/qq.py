@@ -195,6 +195,13 @@ class Links:
         return self.private.get(member)
 
 
+GROUP_PLAY = "出牌请在群里发："
+"""How the hand's last line begins on the sides where moves are typed in the group
+(``games.base.HOW_TO_PLAY``)."""
+PRIVATE_PLAY = "轮到你时点私聊里的按钮出牌，也可以在这里或群里发："
+"""What this side says instead: here a player's turn comes privately with buttons."""
+
+
 def _content(message: neutral.Message, group: bool) -> str:
     parts = []
     for seg in message:
@@ -203,7 +210,8 @@ def _content(message: neutral.Message, group: bool) -> str:
                 parts.append(f'<qqbot-at-user id="{seg.data["user_id"]}" />')
         else:
             parts.append(seg.data["text"])
-    return "".join(parts)
+    text = "".join(parts)
+    return text if group else text.replace(GROUP_PLAY, PRIVATE_PLAY)
 
 
 def keyboard(user: str, choices: list[str]) -> MessageKeyboard:
