@@ -46,11 +46,14 @@ async def test_one_human_and_computers_finish_a_game(tmp_path: Path, game: str, 
         try:
             await sim.group_message(GROUP, HUMAN, f"/开局 {game}")
             await sim.wait_for_text("开了一桌", kind="group")
+            attach(sim, [human])  # the table deals as the last computer sits: listen first
             since = sim.mark()
             await sim.group_message(GROUP, HUMAN, f"/加机器人 {computers}")
             await sim.wait_for_text("电脑玩家", kind="group", since=since)
             end = await continue_table(sim, GROUP, [human], since=since, timeout=60)
             assert end is not None and "本局结束" in end.text
+            # The human answered the table's private questions (明/暗 in 抓特务): none timed out.
+            assert "回复时间到" not in "".join(s.text for s in sim.sent if s.kind == "group")
             assert "电脑1" in end.text
             # Computer players get no private messages; the human got their hand.
             privates = [s for s in sim.sent if s.kind == "private"]
