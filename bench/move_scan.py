@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.tournament import CONFIGS, Computer, Hard, apply  # noqa: E402
+from bench.tournament import CONFIGS, Computer, Hard, apply, deal_to_play  # noqa: E402
 from paizhuo_engine.ai.endgame import starts_sure_line  # noqa: E402
 from paizhuo_engine.ai.levels import simple_strategy  # noqa: E402
 from paizhuo_engine.ai.plan import _windows, shape_of  # noqa: E402
@@ -43,7 +43,6 @@ from paizhuo_engine.ai.simple import Action  # noqa: E402
 from paizhuo_engine.ai.view import view_of  # noqa: E402
 from paizhuo_engine.cards import format_cards, rank_of  # noqa: E402
 from paizhuo_engine.movegen import pack_cards  # noqa: E402
-from paizhuo_engine.shoubayi.game import SGame  # noqa: E402
 from paizhuo_engine.wakeng.game import WGame  # noqa: E402
 from paizhuo_engine.zhuatewu.game import ZGame  # noqa: E402
 
@@ -105,17 +104,7 @@ def scan_game(args: tuple[str, str, int, float]) -> dict:
     kind, players, rules = CONFIGS[name]
     Hard.samples, Hard.setup_samples = int(samples), 32
     seats = [player(level, seed, s) for s in range(players)]
-    if kind == "zhuatewu":
-        game: Any = ZGame.deal(players, rules, seed)
-        for s in list(game.awaiting_declare()):
-            game.declare(s, seats[s].declare(game, s))
-    elif kind == "wakeng":
-        game = WGame.deal(rules, seed)
-        while game.phase == "bid":
-            game.place_bid(game.bidder, seats[game.bidder].bid(game, game.bidder))
-        game.bury(game.digger, seats[game.digger].bury(game, game.digger))
-    else:
-        game = SGame.deal(players, rules, seed)
+    game = deal_to_play(kind, players, rules, seed, seats)
     found: dict[str, list[str]] = {"spy pair": [], "sure": [], "cover": [], "long kept": []}
     side = set(_side_seats(game))
     had_long_lead = set()
