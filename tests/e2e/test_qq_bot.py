@@ -368,3 +368,24 @@ async def test_a_restart_mid_game_keeps_the_links_and_the_game(tmp_path: Path) -
         finally:
             await bot.stop()
             print(bot.log_text()[-3000:])
+
+
+async def test_the_first_bidder_gets_the_bid_buttons_at_the_deal(tmp_path: Path) -> None:
+    """挖坑 starts with a bid, not a private answer: the person who bids first gets their
+    turn privately at the deal, with the bid buttons, and their hand does not tell them to
+    bid in the group (here the buttons come privately); a tap bids."""
+    async with QQOpenSim() as sim:
+        people = world(sim, 1, proactive=True)
+        people[0].active = False  # reads only: the test taps
+        async with running(sim, tmp_path, env={"PAIZHUO_DEAL_SEED": "2"}):  # 甲 bids first
+            mark = await open_table(sim, people, "挖坑", 2)
+            await sim.wait_for_text("轮到 @甲 叫分", group=GROUP, since=mark, timeout=20)
+            turn = await sim.wait_for(lambda s: s.kind == "c2c" and s.target == "甲" and s.ok
+                                      and "轮到你" in s.text and bool(s.buttons()),
+                                      since=mark, timeout=10)
+            assert [b.label for b in turn.buttons()] == ["不叫", "叫 1", "叫 2", "叫 3"]
+            hand = next(s for s in sim.sent[mark:] if s.kind == "c2c" and "你的手牌" in s.text)
+            assert "叫分在群里发" not in hand.text and "按钮" in hand.text, hand.text
+            since = sim.mark()
+            await sim.press("甲", turn, "叫 3")
+            await sim.wait_for_text("甲 叫 3 分", group=GROUP, since=since, timeout=20)

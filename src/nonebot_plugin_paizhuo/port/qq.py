@@ -200,6 +200,10 @@ GROUP_PLAY = "出牌请在群里发："
 (``games.base.HOW_TO_PLAY``)."""
 PRIVATE_PLAY = "轮到你时点私聊里的按钮出牌，也可以在这里或群里发："
 """What this side says instead: here a player's turn comes privately with buttons."""
+GROUP_BID = "叫分在群里发："
+"""How 挖坑's hand tells the bidding on the sides where bids are typed in the group."""
+PRIVATE_BID = "叫分：轮到你时点私聊里的按钮，也可以在这里或群里发："
+"""What this side says instead (the bid buttons come with the turn, like the plays)."""
 
 
 def _content(message: neutral.Message, group: bool) -> str:
@@ -211,7 +215,7 @@ def _content(message: neutral.Message, group: bool) -> str:
         else:
             parts.append(seg.data["text"])
     text = "".join(parts)
-    return text if group else text.replace(GROUP_PLAY, PRIVATE_PLAY)
+    return text if group else text.replace(GROUP_PLAY, PRIVATE_PLAY).replace(GROUP_BID, PRIVATE_BID)
 
 
 def keyboard(user: str, choices: list[str]) -> MessageKeyboard:
