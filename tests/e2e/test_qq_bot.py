@@ -389,3 +389,22 @@ async def test_the_first_bidder_gets_the_bid_buttons_at_the_deal(tmp_path: Path)
             since = sim.mark()
             await sim.press("甲", turn, "叫 3")
             await sim.wait_for_text("甲 叫 3 分", group=GROUP, since=since, timeout=20)
+
+
+async def test_private_words_without_a_game_say_what_the_private_chat_is_for(tmp_path: Path) -> None:
+    """On this side moves are taken in the private chat: a move sent there with no game
+    running is told there is no game (not to send it in the group), and a group command
+    sent there lists 出牌、过、叫分 among what the private chat is for."""
+    async with QQOpenSim() as sim:
+        world(sim, 1, proactive=True)
+        async with running(sim, tmp_path):
+            await Person("甲", sim).link()
+            answers = []
+            for text in ("出 3", "/战绩"):
+                since = sim.mark()
+                await sim.c2c_message("甲", text)
+                answers.append(await sim.wait_for(lambda s: s.kind == "c2c" and s.ok,
+                                                  since=since, timeout=20))
+            assert answers[0].text == "你现在没有进行中的牌局。", answers[0].text
+            assert answers[1].text.startswith("这个命令请在群里发送。私聊只用于：出牌、过、叫分、/手牌"), \
+                answers[1].text
