@@ -408,3 +408,17 @@ async def test_private_words_without_a_game_say_what_the_private_chat_is_for(tmp
             assert answers[0].text == "你现在没有进行中的牌局。", answers[0].text
             assert answers[1].text.startswith("这个命令请在群里发送。私聊只用于：出牌、过、叫分、/手牌"), \
                 answers[1].text
+
+
+async def test_help_says_how_this_side_plays(tmp_path: Path) -> None:
+    """/帮助 on the official bot tells how to let the bot message you here (私聊说一句 and
+    the 绑定 code, not 加好友, which this side does not have) and that moves and bids are
+    taken by the private buttons too."""
+    async with QQOpenSim() as sim:
+        world(sim, 1, proactive=True)
+        async with running(sim, tmp_path):
+            since = sim.mark()
+            await sim.group_message(GROUP, "甲", "/帮助")
+            help_ = await sim.wait_for(lambda s: s.kind == "group" and s.ok, since=since, timeout=20)
+            assert "加它为好友" not in help_.text and "绑定" in help_.text, help_.text
+            assert "私聊里的按钮" in help_.text and "不叫（群里）" not in help_.text, help_.text
