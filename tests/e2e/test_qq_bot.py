@@ -373,7 +373,8 @@ async def test_a_restart_mid_game_keeps_the_links_and_the_game(tmp_path: Path) -
 async def test_the_first_bidder_gets_the_bid_buttons_at_the_deal(tmp_path: Path) -> None:
     """挖坑 starts with a bid, not a private answer: the person who bids first gets their
     turn privately at the deal, with the bid buttons, and their hand does not tell them to
-    bid in the group (here the buttons come privately); a tap bids."""
+    bid in the group (here the buttons come privately); a tap bids. Their turn comes under
+    the hand the bot sends (dealt, then after 扣底), not with the hand a second time."""
     async with QQOpenSim() as sim:
         people = world(sim, 1, proactive=True)
         people[0].active = False  # reads only: the test taps
@@ -386,9 +387,16 @@ async def test_the_first_bidder_gets_the_bid_buttons_at_the_deal(tmp_path: Path)
             assert [b.label for b in turn.buttons()] == ["不叫", "叫 1", "叫 2", "叫 3"]
             hand = next(s for s in sim.sent[mark:] if s.kind == "c2c" and "你的手牌" in s.text)
             assert "叫分在群里发" not in hand.text and "按钮" in hand.text, hand.text
+            # the turn comes under the hand just dealt, not with the hand a second time
+            assert all(s.text.count("你的手牌") == 1 for s in sim.sent[mark:] if s.kind == "c2c")
             since = sim.mark()
             await sim.press("甲", turn, "叫 3")
             await sim.wait_for_text("甲 叫 3 分", group=GROUP, since=since, timeout=20)
+            ask = await sim.wait_for_text("请扣 4 张牌", person="甲", since=since, timeout=20)
+            await sim.c2c_message("甲", re.search(r"例如 (扣 [^。]+)。", ask.text).group(1))
+            buried = await sim.wait_for_text("你扣下", person="甲", since=since, timeout=20)
+            assert buried.text.count("你的手牌") == 1 and "轮到你首出" in buried.text, buried.text
+            assert buried.buttons(), buried.text
 
 
 async def test_private_words_without_a_game_say_what_the_private_chat_is_for(tmp_path: Path) -> None:
