@@ -245,7 +245,8 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
     """Someone who never messaged the bot privately cannot take a seat: the group is told
     how to link, with no code in it. A code is given only privately; posted in the group
     by someone else it links nothing of theirs (it links the poster to the code's owner's
-    chat only if they — not a third person — post it); a code is good once. Another
+    chat only if they — not a third person — post it); a code is good once (posted again
+    the poster is told it is wrong or used, and to ask for a new one). Another
     person's command in their own private chat does not move someone else's seat, and a
     button of one player's private chat cannot be pressed by anyone else."""
     async with QQOpenSim() as sim:
@@ -269,8 +270,13 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
             await sim.wait_for_text("私聊已接上", group=GROUP, since=since, timeout=20)
             since = sim.mark()
             await sim.group_message(GROUP, "乙", f"绑定 {code}")
-            await asyncio.sleep(1.0)
+            told = await sim.wait_for(lambda s: s.kind == "group" and s.ok, since=since, timeout=20)
+            assert "绑定码不对或已过期" in told.text and told.at == ["乙"], told.text
             assert not any("私聊已接上" in s.text for s in sim.sent[since:])
+            since = sim.mark()
+            await sim.group_message(GROUP, "乙", "绑定手机号要怎么弄", at_bot=False)  # chat
+            await asyncio.sleep(1.0)
+            assert group_posts(sim, since=since) == []
             await jia.link()
             await yi.link()
             mark = sim.mark()
