@@ -245,7 +245,8 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
     """Someone who never messaged the bot privately cannot take a seat: the group is told
     how to link, with no code in it. A code is given only privately; posted in the group
     by someone else it links nothing of theirs (it links the poster to the code's owner's
-    chat only if they — not a third person — post it); a code is good once. Another
+    chat only if they — not a third person — post it); a code is good once (posted again
+    the poster is told it is wrong or used, and to ask for a new one). Another
     person's command in their own private chat does not move someone else's seat, and a
     button of one player's private chat cannot be pressed by anyone else."""
     async with QQOpenSim() as sim:
@@ -269,8 +270,13 @@ async def test_linking_is_needed_and_a_code_grants_nothing_to_others(tmp_path: P
             await sim.wait_for_text("私聊已接上", group=GROUP, since=since, timeout=20)
             since = sim.mark()
             await sim.group_message(GROUP, "乙", f"绑定 {code}")
-            await asyncio.sleep(1.0)
+            told = await sim.wait_for(lambda s: s.kind == "group" and s.ok, since=since, timeout=20)
+            assert "绑定码不对或已过期" in told.text and told.at == ["乙"], told.text
             assert not any("私聊已接上" in s.text for s in sim.sent[since:])
+            since = sim.mark()
+            await sim.group_message(GROUP, "乙", "绑定手机号要怎么弄", at_bot=False)  # chat
+            await asyncio.sleep(1.0)
+            assert group_posts(sim, since=since) == []
             await jia.link()
             await yi.link()
             mark = sim.mark()
@@ -368,3 +374,65 @@ async def test_a_restart_mid_game_keeps_the_links_and_the_game(tmp_path: Path) -
         finally:
             await bot.stop()
             print(bot.log_text()[-3000:])
+
+
+async def test_the_first_bidder_gets_the_bid_buttons_at_the_deal(tmp_path: Path) -> None:
+    """挖坑 starts with a bid, not a private answer: the person who bids first gets their
+    turn privately at the deal, with the bid buttons, and their hand does not tell them to
+    bid in the group (here the buttons come privately); a tap bids. Their turn comes under
+    the hand the bot sends (dealt, then after 扣底), not with the hand a second time."""
+    async with QQOpenSim() as sim:
+        people = world(sim, 1, proactive=True)
+        people[0].active = False  # reads only: the test taps
+        async with running(sim, tmp_path, env={"PAIZHUO_DEAL_SEED": "2"}):  # 甲 bids first
+            mark = await open_table(sim, people, "挖坑", 2)
+            await sim.wait_for_text("轮到 @甲 叫分", group=GROUP, since=mark, timeout=20)
+            turn = await sim.wait_for(lambda s: s.kind == "c2c" and s.target == "甲" and s.ok
+                                      and "轮到你" in s.text and bool(s.buttons()),
+                                      since=mark, timeout=10)
+            assert [b.label for b in turn.buttons()] == ["不叫", "叫 1", "叫 2", "叫 3"]
+            hand = next(s for s in sim.sent[mark:] if s.kind == "c2c" and "你的手牌" in s.text)
+            assert "叫分在群里发" not in hand.text and "按钮" in hand.text, hand.text
+            # the turn comes under the hand just dealt, not with the hand a second time
+            assert all(s.text.count("你的手牌") == 1 for s in sim.sent[mark:] if s.kind == "c2c")
+            since = sim.mark()
+            await sim.press("甲", turn, "叫 3")
+            await sim.wait_for_text("甲 叫 3 分", group=GROUP, since=since, timeout=20)
+            ask = await sim.wait_for_text("请扣 4 张牌", person="甲", since=since, timeout=20)
+            await sim.c2c_message("甲", re.search(r"例如 (扣 [^。]+)。", ask.text).group(1))
+            buried = await sim.wait_for_text("你扣下", person="甲", since=since, timeout=20)
+            assert buried.text.count("你的手牌") == 1 and "轮到你首出" in buried.text, buried.text
+            assert buried.buttons(), buried.text
+
+
+async def test_private_words_without_a_game_say_what_the_private_chat_is_for(tmp_path: Path) -> None:
+    """On this side moves are taken in the private chat: a move sent there with no game
+    running is told there is no game (not to send it in the group), and a group command
+    sent there lists 出牌、过、叫分 among what the private chat is for."""
+    async with QQOpenSim() as sim:
+        world(sim, 1, proactive=True)
+        async with running(sim, tmp_path):
+            await Person("甲", sim).link()
+            answers = []
+            for text in ("出 3", "/战绩"):
+                since = sim.mark()
+                await sim.c2c_message("甲", text)
+                answers.append(await sim.wait_for(lambda s: s.kind == "c2c" and s.ok,
+                                                  since=since, timeout=20))
+            assert answers[0].text == "你现在没有进行中的牌局。", answers[0].text
+            assert answers[1].text.startswith("这个命令请在群里发送。私聊只用于：出牌、过、叫分、/手牌"), \
+                answers[1].text
+
+
+async def test_help_says_how_this_side_plays(tmp_path: Path) -> None:
+    """/帮助 on the official bot tells how to let the bot message you here (私聊说一句 and
+    the 绑定 code, not 加好友, which this side does not have) and that moves and bids are
+    taken by the private buttons too."""
+    async with QQOpenSim() as sim:
+        world(sim, 1, proactive=True)
+        async with running(sim, tmp_path):
+            since = sim.mark()
+            await sim.group_message(GROUP, "甲", "/帮助")
+            help_ = await sim.wait_for(lambda s: s.kind == "group" and s.ok, since=since, timeout=20)
+            assert "加它为好友" not in help_.text and "绑定" in help_.text, help_.text
+            assert "私聊里的按钮" in help_.text and "不叫（群里）" not in help_.text, help_.text

@@ -13,6 +13,7 @@ import pytest
 from chat_support import (
     GROUP,
     HANDS3,
+    SPADE_A,
     A,
     B,
     C,
@@ -27,7 +28,7 @@ from chat_support import (
 )
 from nonebot.adapters.onebot.v11 import Message
 from nonebug import App
-from support import cards
+from support import card, cards
 
 from nonebot_plugin_paizhuo.games import find_game
 from nonebot_plugin_paizhuo.games.base import SeatView
@@ -394,3 +395,17 @@ async def test_g4_z9_an_answer_does_not_move_the_declare_deadline(app: App) -> N
     assert game.phase == "declare" and table.deadline == deadline
     _game, saved = (await REGISTRY.store.load_live())[str(GROUP)]
     assert saved["deadline"] == deadline.isoformat()
+
+
+async def test_a_player_who_went_out_is_not_told_to_wait_for_a_turn(app: App) -> None:
+    """A player whose cards are all played who sends a move (a late tap of an old button
+    on the official bot, or a typed one) is told their cards are gone, not 还没轮到你 —
+    their turn never comes again this game."""
+    await seat_table([cards("3"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K"),
+                      [card(11, 2), *cards("4 9 J")]], leader=0)
+    async with app.test_matcher() as ctx:
+        bot = make_bot(ctx)
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "出完了")
+        ctx.receive_event(bot, gmsg(A, "出 3"))
+        expect_group(ctx, "你的牌已出完", at=A)

@@ -83,3 +83,18 @@ async def test_auto_pass_setting_passes_at_once_for_who_cannot_beat(app: App) ->
         expect_group(ctx, "玩家103 出 ", at=A, group=GROUP + 1, without=("自动过",))
         expect_private(ctx, C, "手牌")
     assert other.engine.turn == 0  # off by default: A decides
+
+
+def test_hints_name_the_type_as_the_game_does() -> None:
+    """A suggested play (a button label on the official bot) names its type with the
+    game's own word, the one the group's line shows (挖坑: 单顺, not 顺子), and is accepted
+    as written."""
+    from nonebot_plugin_paizhuo.games import find_game
+    from paizhuo_engine.wakeng.game import WGame
+
+    game = WGame.from_hands([cards("9 10 J Q K A"), cards("3 4 5"), cards("6 7 8")])
+    adapter = find_game("挖坑")
+    lines = adapter.hints(game, 0)
+    assert "出 910JQKA 单顺" in lines, lines
+    assert not any("顺子" in line for line in lines), lines
+    assert adapter.parse_command("出 910JQKA 单顺") is not None

@@ -261,7 +261,9 @@ def _private_turn(table: Table, outs: list[Outgoing], seat: int) -> None:
     bot), the person to play gets their hand with the turn and the plays worth making as
     choices (the hints, then 过 when passing is allowed), in the private message the post
     carries or a new one. Only the player to act gets it, when the group's prompt names
-    them: it tells nothing the group does not see (G-4)."""
+    them: it tells nothing the group does not see (G-4). A message that already ends
+    with the seat's whole hand (the deal, 扣底 done) gets the turn under it, not the hand
+    a second time."""
     user = table.seats[seat].user_id
     if is_computer(user) or table.engine is None:
         return
@@ -275,9 +277,15 @@ def _private_turn(table: Table, outs: list[Outgoing], seat: int) -> None:
     if getattr(game, "phase", "play") != "play" and choices:
         lines += "\n轮到你：" + " / ".join(choices)
     text = plain(lines)
+    turn_line, whole = lines.rsplit("\n", 1)[-1], adapter.hand(game, table.seats, seat)
     for out in outs:
         if out.kind == "private" and out.target == user and out.hand_of == seat:
             out.message, out.choices, out.urgent = text, choices, True
+            return
+        if (out.kind == "private" and out.target == user and turn_line.startswith("轮到你")
+                and out.message.extract_plain_text().endswith(whole)):
+            out.message = out.message + plain("\n" + turn_line)
+            out.choices, out.urgent = choices, True
             return
     out = private(user, text, table.group_id)
     out.coalesce, out.hand_of, out.urgent, out.choices = "hand", seat, True, choices

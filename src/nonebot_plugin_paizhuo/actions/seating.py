@@ -48,7 +48,7 @@ from .basics import (
     reply,
     seat_list,
 )
-from .commit import _post, run_locked, says_to_outs
+from .commit import _post, _private_turn, run_locked, says_to_outs
 from .deadlines import schedule
 
 
@@ -78,7 +78,13 @@ async def start_game(table: Table) -> list[Outgoing]:
     await REGISTRY.save(table)
     schedule(table)
     log_event(table, "start", number=table.games, seed=table.engine.seed)
-    return says_to_outs(table, table.adapter.start(table.engine, table.seats))
+    outs = says_to_outs(table, table.adapter.start(table.engine, table.seats))
+    acting = table.adapter.acting_seat(table.engine)
+    if acting is not None:
+        # A game that starts with a seat's move (挖坑's first bid, 手把一's lead): where
+        # players act in private chat, that seat gets its turn there with its buttons.
+        _private_turn(table, outs, acting)
+    return outs
 
 
 async def open_table(bot: Bot, group_id: str, user_id: str, name: str, args: str) -> None:

@@ -52,9 +52,14 @@ def move_refusal(table: Table, user_id: str, err: MoveError, refuse: Callable[[s
     """The reply to a refused move (G-4): a reason that describes the player's hand
     (``err.private``) goes to the player alone, and the group hears only that the move was
     not accepted; any other reason is replied where the move was made. ``还没轮到你``
-    says whose turn it is (public: the turn prompt names them)."""
+    says whose turn it is (public: the turn prompt names them); to a player who went out
+    it says their cards are gone (public: the group saw them go out), as no turn comes."""
     message = err.message
-    if err.code == "not_turn" and table.engine is not None:
+    seat = table.seat_of(user_id)
+    hands = getattr(table.engine, "hands", None)
+    if err.code == "not_turn" and seat is not None and hands is not None and not hands[seat]:
+        message = "你的牌已出完，这局不用再出牌了"
+    elif err.code == "not_turn" and table.engine is not None:
         acting = table.adapter.acting_seat(table.engine)  # public: the prompt @-mentions them
         if acting is not None:
             message = f"{message}，现在轮到 {table.seats[acting].name}"

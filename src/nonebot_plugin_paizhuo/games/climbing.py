@@ -175,7 +175,8 @@ class ClimbingAdapter(GameAdapter):
             if action.kind != "play":
                 continue
             cards = format_ranks(action.cards, game.rules.rank_order())
-            name = f" {action.reading.name}" if action.reading and len(action.cards) > 1 else ""
+            name = (f" {game.vocabulary.shown(action.reading.kind)}"  # the group's word for it
+                    if action.reading and len(action.cards) > 1 else "")
             lines.append(f"出 {cards.replace(' ', '')}{name}")
         return lines
 

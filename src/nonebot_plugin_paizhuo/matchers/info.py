@@ -17,7 +17,7 @@ from ..games import GAMES
 from ..messaging import answer, chatter, deliver, timed
 from ..names import clean_name
 from ..pictures import picture, pictures_on
-from ..port import AnyMessageEvent, GroupEvent, Said
+from ..port import AnyMessageEvent, GroupEvent, Room, Said
 from ..stats import render_stats
 from ..tables import REGISTRY
 from .depends import USAGE, display_name, heard, is_manager, wrong_args
@@ -40,6 +40,19 @@ HELP = """【牌桌 bot】可玩：抓特务（3 或 4 人）、挖坑（3 人�
 空格、逗号随意：778899 = 7 7 8 8 9 9 = ７７８８９９；牌后可写牌型名，如 出 999 101010 JJJ 三连。
 各游戏的牌型名：/帮助 抓特务、/帮助 挖坑、/帮助 手把一
 机器人要私聊发牌，请先加它为好友。"""
+
+
+
+def help_text(room: Room | None) -> str:
+    """:data:`HELP` as the side plays: where moves are taken in private chat too (the
+    official bot, ``Room.plays_privately``) it says so, and how to let the bot message you
+    is the side's own words (``Room.join_text``), not 加好友."""
+    if room is None or not room.plays_privately:
+        return HELP
+    return (HELP.replace("出牌：出 778899", "出牌：轮到你时点私聊里的按钮，或发 出 778899")
+            .replace("不叫（群里）", "不叫（群里或私聊）")
+            .replace("机器人要私聊发牌，请先加它为好友。", room.join_text()))
+
 
 HELP_USAGE = "用法：/帮助 查看命令；/帮助 <游戏> 查看牌型名，游戏：" + "、".join(GAMES)
 
@@ -102,7 +115,7 @@ async def _(bot: Bot, event: AnyMessageEvent, args: Message = CommandArg()) -> N
     who = heard(bot, event)
     game = unicodedata.normalize("NFKC", args.extract_plain_text()).strip()
     if not game:
-        await deliver(bot, [chatter(forward_reply(who, HELP))])
+        await deliver(bot, [chatter(forward_reply(who, help_text(who.room)))])
         return
     await deliver(bot, [answer(who, GAMES[game].help() if game in GAMES else HELP_USAGE)])
 

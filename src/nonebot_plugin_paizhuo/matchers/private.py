@@ -18,6 +18,7 @@ from ..internals import dispatch
 from ..messaging import chatter, deliver, private
 from ..port import GroupEvent, PrivateEvent, room_of, where
 from ..tables import REGISTRY
+from ..tally import NO_GAME
 from .play import parse_move, strip_prefix
 
 
@@ -91,10 +92,15 @@ async def _is_private_move(event: PrivateEvent) -> bool:
 private_move = on_message(rule=Rule(_is_private_move), priority=6, block=True)
 
 
+PRIVATE_USES = "/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>"
+"""What a private chat is for on every side."""
+
+
 @group_only_cmd.handle()
 async def _(bot: Bot, event: PrivateEvent) -> None:
-    await deliver(bot, [chatter(private(
-        where(event)[1], "这个命令请在群里发送。私聊只用于：/手牌、/提示、/记牌、还 <牌>、明 / 明牌 / 暗、扣 <4 张牌>。"))])
+    room = room_of(bot)
+    uses = ("出牌、过、叫分、" if room is not None and room.plays_privately else "") + PRIVATE_USES
+    await deliver(bot, [chatter(private(where(event)[1], f"这个命令请在群里发送。私聊只用于：{uses}。"))])
 
 
 @private_move.handle()
@@ -108,4 +114,10 @@ async def _(bot: Bot, event: PrivateEvent) -> None:
             if parsed is not None and not (parsed[0] == "play" and not parsed[1]):
                 await turns.move(bot, table.group_id, user_id, *parsed, privately=True)
                 return
+            text = "请写出要出的牌，例如 出 33；不要请发：过"
+        else:
+            # Moves are taken here on this side: nothing to play, not the wrong chat.
+            text = NO_GAME
+        await deliver(bot, [chatter(private(user_id, text))])
+        return
     await deliver(bot, [chatter(private(user_id, "出牌、过和叫分请在群里发送，大家才看得到。"))])

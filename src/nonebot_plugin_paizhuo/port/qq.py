@@ -200,6 +200,10 @@ GROUP_PLAY = "出牌请在群里发："
 (``games.base.HOW_TO_PLAY``)."""
 PRIVATE_PLAY = "轮到你时点私聊里的按钮出牌，也可以在这里或群里发："
 """What this side says instead: here a player's turn comes privately with buttons."""
+GROUP_BID = "叫分在群里发："
+"""How 挖坑's hand tells the bidding on the sides where bids are typed in the group."""
+PRIVATE_BID = "叫分：轮到你时点私聊里的按钮，也可以在这里或群里发："
+"""What this side says instead (the bid buttons come with the turn, like the plays)."""
 
 
 def _content(message: neutral.Message, group: bool) -> str:
@@ -211,7 +215,7 @@ def _content(message: neutral.Message, group: bool) -> str:
         else:
             parts.append(seg.data["text"])
     text = "".join(parts)
-    return text if group else text.replace(GROUP_PLAY, PRIVATE_PLAY)
+    return text if group else text.replace(GROUP_PLAY, PRIVATE_PLAY).replace(GROUP_BID, PRIVATE_BID)
 
 
 def keyboard(user: str, choices: list[str]) -> MessageKeyboard:
@@ -246,6 +250,9 @@ class QQRoom(Room):
         self.ledgers: dict[tuple[str, str], Ledger] = {}
         self.codes: dict[str, tuple[str, float]] = {}
         """Linking code → (``user_openid``, when it lapses)."""
+        self.bind_answered: dict[str, float] = {}
+        """Group messages ``绑定 <code>`` answered (message id → when to forget it): the
+        platform delivers an @-message twice (at-message and full-message events)."""
         self.proactive: dict[str, bool] = {}
         """The owner's switch per group, as last read (or learnt from a refusal)."""
         self.clock = time.monotonic
@@ -343,13 +350,26 @@ class QQRoom(Room):
                 self._spawn(self._flush(bot, event.group_openid))
             text = event.get_plaintext().strip()
             if text.startswith("绑定"):
+                if event.id in self.bind_answered:
+                    return True
                 code = text[2:].strip()
                 found = self.codes.get(code)
                 if found is not None and found[1] > now:
+                    self._answered(event.id, now)
                     del self.codes[code]
                     self.links.link(event.author.member_openid, found[0])
                     reply = neutral.MessageSegment.at(event.author.member_openid) + \
                         neutral.MessageSegment.text(" 私聊已接上：手牌和提问会私聊发给你，也可以在私聊里出牌。")
+                    self._spawn(self._text(bot, "group", event.group_openid,
+                                           _content(reply, True)))
+                    return True
+                if len(code) == 4 and code.isascii() and code.isdigit():
+                    # a code mistyped, used or expired: say so (it tells nothing — every
+                    # code is good once), rather than leave the person waiting
+                    self._answered(event.id, now)
+                    reply = neutral.MessageSegment.at(event.author.member_openid) + \
+                        neutral.MessageSegment.text(" 这个绑定码不对或已过期：请私聊机器人再说一句话，"
+                                                    "把它回你的新码发到群里。")
                     self._spawn(self._text(bot, "group", event.group_openid,
                                            _content(reply, True)))
                     return True
@@ -371,6 +391,10 @@ class QQRoom(Room):
                                    f"（{int(CODE_TTL // 60)} 分钟内有效；接上后手牌、提问都在这里，也可以在这里出牌。）"))
             return True
         return False
+
+    def _answered(self, message: str, now: float) -> None:
+        self.bind_answered = {m: t for m, t in self.bind_answered.items() if t > now}
+        self.bind_answered[message] = now + CODE_TTL
 
     def _new_code(self, user: str, now: float) -> str:
         self.codes = {c: v for c, v in self.codes.items() if v[1] > now and v[0] != user}
