@@ -670,12 +670,7 @@ def draw_details(view: DetailsView) -> Picture:
         canvas.cards((PAD + 4, y + 36), row.cards, WIDTH - 2 * PAD - 8, "hand")
         y += hand_h
     y += 8
-    for line in notes:
-        canvas.text((PAD + 4, y), line, 22, INK)
-        y += 30
-    if view.footer:
-        canvas.text((PAD + 4, y + 6), view.footer, 22, MUTED, kind="footer")
-    return canvas.png()
+    return _notes_and_footer(canvas, y, notes, view.footer)
 
 
 SIDE_ROLES = ("特务", "明特务", "明牌特务", "挖坑者")
@@ -757,12 +752,7 @@ def draw_settlement(view: SettlementView) -> Picture:
             canvas.text((PAD + 4, ry), _fit(row.note, 22, text_w), 22, MUTED, kind="note")
         y += h
     y += 12
-    for line in notes:
-        canvas.text((PAD + 4, y), line, 22, INK)
-        y += 30
-    if view.footer:
-        canvas.text((PAD + 4, y + 6), view.footer, 22, MUTED, kind="footer")
-    return canvas.png()
+    return _notes_and_footer(canvas, y, notes, view.footer)
 
 
 # ---- the /排行 board and the /战绩 card --------------------------------------------------
@@ -822,3 +812,13 @@ def text_card(text: str, chart: Sequence[int] | None = None) -> Picture:
     """:func:`card` of a text whose first line is its title."""
     lines = text.splitlines() or [""]
     return card(lines[0], lines[1:], chart)
+
+
+def _notes_and_footer(canvas: Canvas, y: int, notes: list[str], footer: str) -> bytes:
+    """Draw the wrapped ``notes`` from ``y`` down, then ``footer`` (if any); the PNG."""
+    for line in notes:
+        canvas.text((PAD + 4, y), line, 22, INK)
+        y += 30
+    if footer:
+        canvas.text((PAD + 4, y + 6), footer, 22, MUTED, kind="footer")
+    return canvas.png()

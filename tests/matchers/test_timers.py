@@ -14,6 +14,7 @@ from chat_support import (
     expect_friends,
     expect_group,
     expect_private,
+    fire,
     gmsg,
     make_bot,
     seat_table,
@@ -22,20 +23,9 @@ from nonebug import App
 from support import cards
 
 from nonebot_plugin_paizhuo.actions import deadlines
-from nonebot_plugin_paizhuo.tables import REGISTRY, Table, now_utc
+from nonebot_plugin_paizhuo.tables import REGISTRY, now_utc
 
 HANDS = [cards("3 4 77 9"), [SPADE_A, *cards("5 8 Q")], cards("66 10 K")]
-
-
-async def fire(table: Table, *, remind: bool = False) -> None:
-    """Make the table's reminder (or deadline) due now and let its timer run."""
-    past = now_utc() - timedelta(seconds=1)
-    if remind:
-        table.remind_at, table.deadline = past, now_utc() + timedelta(seconds=10)
-    else:
-        table.remind_at, table.deadline = None, past
-    deadlines.schedule(table)
-    await table.timer
 
 
 async def test_turn_is_armed_with_a_reminder(app: App) -> None:
