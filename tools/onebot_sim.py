@@ -513,18 +513,24 @@ class OneBotSim(ChatSim):
 
     async def post_event(self, event: dict[str, Any]) -> None:
         """Send an arbitrary event dict to the bot (recorded in ``events``): to every bot
-        the account is connected to (:meth:`connect_also`)."""
+        the account is connected to (:meth:`connect_also`). A connection closed meanwhile
+        (a bot refusing the account as the first takes it back) is skipped; raises
+        ``ConnectionClosed`` only when no connection took the frame."""
         connections = [*([self._ws] if self.connected else []), *self._also.values()]
         if not connections:
             raise ConnectionError("simulator is not connected to the bot")
         self.events.append(event)
         frame = json.dumps(event, ensure_ascii=False)
+        delivered = 0
+        closed: ConnectionClosed | None = None
         for ws in connections:
-            if ws is self._ws:
+            try:
                 await ws.send(frame)
-                continue
-            with contextlib.suppress(ConnectionClosed):  # another bot gone: the next one
-                await ws.send(frame)
+                delivered += 1
+            except ConnectionClosed as err:  # that bot gone (or it refused the account
+                closed = err  # just now): the frame goes to the others
+        if not delivered and closed is not None:
+            raise closed
 
     async def send_raw(self, frame: str | bytes) -> None:
         """Send one raw WebSocket frame (text for ``str``, binary for ``bytes``) as is,
